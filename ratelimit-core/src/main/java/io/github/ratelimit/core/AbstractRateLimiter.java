@@ -1,0 +1,71 @@
+package io.github.ratelimit.core;
+
+import java.util.List;
+
+/**
+ * Base class of backends' limiters: validates arguments and combines the outcomes of a policy's limits into one
+ * {@link Decision}, so every backend answers alike.
+ */
+public abstract class AbstractRateLimiter implements RateLimiter {
+
+	private final Policy policy;
+
+	protected AbstractRateLimiter(Policy policy) {
+		if (policy == null) {
+			throw new IllegalArgumentException("Policy must not be null");
+		}
+		this.policy = policy;
+	}
+
+	@Override
+	public final Policy policy() {
+		return this.policy;
+	}
+
+	@Override
+	public final Decision tryAcquire(String key, long permits) {
+		checkKey(key);
+		if (permits < 1) {
+			throw new IllegalArgumentException("Permits must be at least 1, was " + permits);
+		}
+		return Decision.of(evaluate(key, permits, true), permits);
+	}
+
+	@Override
+	public final Decision peek(String key) {
+		checkKey(key);
+		return Decision.of(evaluate(key, 1, false), 1);
+	}
+
+	@Override
+	public final void reset(String key) {
+		checkKey(key);
+		clear(key);
+	}
+
+	/**
+	 * Evaluates every limit of the policy for one request, atomically, and when {@code consume} is set and every
+	 * limit admits it, takes the permits from all of them.
+	 * @param key the client's key
+	 * @param permits the permits asked for, at least 1
+	 * @param consume whether to take the permits when admitted, or only report
+	 * @return one outcome per limit, in the policy's order
+	 */
+	protected abstract List<LimitOutcome> evaluate(String key, long permits, boolean consume);
+
+	/**
+	 * Forgets the state of every limit for the key.
+	 * @param key the client's key
+	 */
+	protected abstract void clear(String key);
+
+	private static void checkKey(String key) {
+		if (key == null) {
+			throw new IllegalArgumentException("Rate limit key must not be null");
+		}
+		if (key.isEmpty()) {
+			throw new IllegalArgumentException("Rate limit key must not be empty");
+		}
+	}
+
+}

@@ -1,0 +1,75 @@
+package io.github.ratelimit.core;
+
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * The answer to one request for permits. Every value describes the limit that binds: when denied, the limit that
+ * refused with the longest wait; when allowed, the limit with the fewest permits left.
+ *
+ * @param allowed whether the permits were granted (and consumed from every limit)
+ * @param limit the limit that binds
+ * @param remaining the permits left under that limit, at least 0
+ * @param retryAfter how long until this request could succeed; zero when allowed. When the request can never succeed
+ * ({@code satisfiable} is false) this is the limit's period
+ * @param resetAfter how long until that limit is fully replenished
+ * @param satisfiable false when the request asks for more permits than the limit's capacity, so no amount of
+ * waiting can admit it
+ */
+public record Decision(boolean allowed, Limit limit, long remaining, Duration retryAfter, Duration resetAfter,
+		boolean satisfiable) {
+
+	private static final Comparator<LimitOutcome> FEWEST_REMAINING = Comparator.comparingLong(LimitOutcome::remaining);
+
+	private static final Comparator<LimitOutcome> LONGEST_WAIT = Comparator
+		.comparingLong(LimitOutcome::retryAfterMicros);
+
+	/**
+	 * Combines the outcomes of every limit of a policy into one decision. The request is allowed only if every limit
+	 * allows it.
+	 * @param outcomes one outcome per limit, in the policy's order
+	 * @param permits the permits asked for
+	 * @return the decision
+	 */
+	public static Decision of(List<LimitOutcome> outcomes, long permits) {
+		LimitOutcome impossible = outcomes.stream().filter((outcome) -> outcome.neverAdmits(permits)).findFirst()
+			.orElse(null);
+		if (impossible != null) {
+			return new Decision(false, impossible.limit(), impossible.remaining(), impossible.limit().period(),
+					micros(impossible.resetAfterMicros()), false);
+		}
+		boolean allowed = outcomes.stream().allMatch(LimitOutcome::allowed);
+		LimitOutcome binding = allowed ? outcomes.stream().min(FEWEST_REMAINING).orElseThrow()
+				: outcomes.stream().filter((outcome) -> !outcome.allowed()).max(LONGEST_WAIT).orElseThrow();
+		return new Decision(allowed, binding.limit(), binding.remaining(),
+				allowed ? Duration.ZERO : micros(binding.retryAfterMicros()), micros(binding.resetAfterMicros()),
+				true);
+	}
+
+	/**
+	 * {@link #retryAfter()} in whole seconds, rounded up, at least 1: the value of an HTTP {@code Retry-After}.
+	 * @return the seconds to wait before retrying
+	 */
+	public long retryAfterSeconds() {
+		return Math.max(1, ceilSeconds(this.retryAfter));
+	}
+
+	/**
+	 * {@link #resetAfter()} in whole seconds, rounded up.
+	 * @return the seconds until the binding limit is fully replenished
+	 */
+	public long resetAfterSeconds() {
+		return ceilSeconds(this.resetAfter);
+	}
+
+	private static long ceilSeconds(Duration duration) {
+		return duration.getSeconds() + ((duration.getNano() > 0) ? 1 : 0);
+	}
+
+	private static Duration micros(long micros) {
+		return Duration.of(micros, ChronoUnit.MICROS);
+	}
+
+}

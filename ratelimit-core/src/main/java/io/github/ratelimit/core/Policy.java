@@ -1,0 +1,75 @@
+package io.github.ratelimit.core;
+
+import java.util.HexFormat;
+import java.util.List;
+import java.util.stream.Collectors;
+
+import org.springframework.util.DigestUtils;
+
+/**
+ * A named rate limit policy: an algorithm and one or more limits, all of which must admit a request.
+ *
+ * @param name the policy name, unique within an application
+ * @param algorithm the algorithm that decides it
+ * @param limits the limits, at least one
+ */
+public record Policy(String name, Algorithm algorithm, List<Limit> limits) {
+
+	/**
+	 * Creates a policy, validating it.
+	 * @param name the policy name: not blank, without '{' or '}' (they would break Redis Cluster hash tags)
+	 * @param algorithm the algorithm
+	 * @param limits the limits, at least one
+	 * @throws IllegalArgumentException when a value is invalid
+	 */
+	public Policy {
+		if (name == null || name.isBlank()) {
+			throw new IllegalArgumentException("Policy name must not be blank");
+		}
+		if (name.indexOf('{') >= 0 || name.indexOf('}') >= 0) {
+			throw new IllegalArgumentException("Policy name '" + name + "' must not contain '{' or '}'");
+		}
+		if (algorithm == null) {
+			throw new IllegalArgumentException("Policy '" + name + "' needs an algorithm");
+		}
+		if (limits == null || limits.isEmpty()) {
+			throw new IllegalArgumentException("Policy '" + name + "' needs at least one limit, such as \"100/1m\"");
+		}
+		if (limits.stream().anyMatch(java.util.Objects::isNull)) {
+			throw new IllegalArgumentException("Policy '" + name + "' has a null limit");
+		}
+		limits = List.copyOf(limits);
+	}
+
+	/**
+	 * Creates a policy from limits written as {@code "100/1m"}.
+	 * @param name the policy name
+	 * @param algorithm the algorithm
+	 * @param limits the limits
+	 * @return the policy
+	 */
+	public static Policy of(String name, Algorithm algorithm, String... limits) {
+		return new Policy(name, algorithm, List.of(limits).stream().map(Limit::parse).toList());
+	}
+
+	/**
+	 * A short, stable fingerprint of the algorithm and limits: state kept under one fingerprint is never read by a
+	 * policy whose algorithm or limits changed.
+	 * @return eight hexadecimal characters
+	 */
+	public String fingerprint() {
+		String canonical = this.algorithm.id() + "|"
+				+ this.limits.stream().map(Limit::toString).collect(Collectors.joining(","));
+		byte[] md5 = DigestUtils.md5Digest(canonical.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+		return HexFormat.of().formatHex(md5, 0, 4);
+	}
+
+	/**
+	 * The smallest capacity of this policy's limits: a request costing more can never be admitted.
+	 * @return the smallest capacity
+	 */
+	public long smallestCapacity() {
+		return this.limits.stream().mapToLong(Limit::capacity).min().orElseThrow();
+	}
+
+}

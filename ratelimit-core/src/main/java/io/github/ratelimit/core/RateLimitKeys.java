@@ -1,0 +1,90 @@
+package io.github.ratelimit.core;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+
+/**
+ * The storage key layout, {@code <prefix>:<policy>:<fingerprint>:{<client>}:<limit index>}, shared by every backend.
+ * <p>
+ * The client part sits in a Redis Cluster hash tag, so every key of one decision lives in one slot. It is used as
+ * given when it is at most 64 bytes of UTF-8 without '{' or '}'; otherwise it is replaced by {@code #} and its
+ * SHA-256 in hexadecimal (65 bytes, so no client part used as given can look like one). Policy names and the prefix
+ * hold no braces either, so keys of different (policy, client) pairs never collide. The fingerprint changes with the
+ * policy's algorithm and limits, so changed limits start from fresh state.
+ */
+public final class RateLimitKeys {
+
+	/** The longest client part, in UTF-8 bytes, kept as given. */
+	public static final int MAX_CLIENT_BYTES = 64;
+
+	private final String base;
+
+	private final int limitCount;
+
+	/**
+	 * Creates the layout of one policy's keys.
+	 * @param prefix the namespace of every key, such as {@code ratelimit}; not blank, without '{' or '}'
+	 * @param policy the policy
+	 */
+	public RateLimitKeys(String prefix, Policy policy) {
+		this.base = checkPrefix(prefix) + ":" + policy.name() + ":" + policy.fingerprint() + ":{";
+		this.limitCount = policy.limits().size();
+	}
+
+	/**
+	 * The keys of one client, one per limit of the policy, in the policy's order.
+	 * @param client the client's key
+	 * @return the storage keys
+	 */
+	public List<String> keys(String client) {
+		String clientBase = this.base + clientPart(client) + "}:";
+		List<String> keys = new ArrayList<>(this.limitCount);
+		for (int i = 0; i < this.limitCount; i++) {
+			keys.add(clientBase + i);
+		}
+		return keys;
+	}
+
+	/**
+	 * Checks a key prefix.
+	 * @param prefix the prefix
+	 * @return the prefix
+	 * @throws IllegalArgumentException when it is blank or holds '{' or '}'
+	 */
+	public static String checkPrefix(String prefix) {
+		if (prefix == null || prefix.isBlank()) {
+			throw new IllegalArgumentException("Key prefix must not be blank");
+		}
+		if (prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0) {
+			throw new IllegalArgumentException("Key prefix '" + prefix + "' must not contain '{' or '}'");
+		}
+		return prefix;
+	}
+
+	/**
+	 * The client part of a key as stored: the client itself, or {@code #<sha-256>} when it is long or holds braces.
+	 * @param client the client's key
+	 * @return the part stored in the hash tag
+	 */
+	public static String clientPart(String client) {
+		byte[] bytes = client.getBytes(StandardCharsets.UTF_8);
+		if (bytes.length <= MAX_CLIENT_BYTES && client.indexOf('{') < 0 && client.indexOf('}') < 0) {
+			return client;
+		}
+		return "#" + HexFormat.of().formatHex(sha256(bytes));
+	}
+
+	private static byte[] sha256(byte[] bytes) {
+		try {
+			return MessageDigest.getInstance("SHA-256").digest(bytes);
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("SHA-256 is required of every Java platform", ex);
+		}
+	}
+
+}

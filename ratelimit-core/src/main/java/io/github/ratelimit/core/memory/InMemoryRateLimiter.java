@@ -1,0 +1,103 @@
+package io.github.ratelimit.core.memory;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import io.github.ratelimit.core.AbstractRateLimiter;
+import io.github.ratelimit.core.Limit;
+import io.github.ratelimit.core.LimitOutcome;
+import io.github.ratelimit.core.Policy;
+import io.github.ratelimit.core.RateLimitKeys;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A policy's limiter in this process. One client's limits are evaluated and updated together inside one atomic
+ * {@link java.util.concurrent.ConcurrentHashMap#compute compute}, so concurrent decisions are exact.
+ */
+class InMemoryRateLimiter extends AbstractRateLimiter {
+
+	private final RateLimitKeys keys;
+
+	private final InMemoryRateLimiterBackend backend;
+
+	private final LocalAlgorithm algorithm;
+
+	InMemoryRateLimiter(Policy policy, RateLimitKeys keys, InMemoryRateLimiterBackend backend) {
+		super(policy);
+		this.keys = keys;
+		this.backend = backend;
+		this.algorithm = LocalAlgorithm.of(policy.algorithm());
+	}
+
+	@Override
+	protected List<LimitOutcome> evaluate(String key, long permits, boolean consume) {
+		List<Limit> limits = policy().limits();
+		LimitOutcome[] outcomes = new LimitOutcome[limits.size()];
+		long[] now = new long[1];
+		this.backend.entries().compute(entryKey(key), (entryKey, entry) -> {
+			now[0] = this.backend.now();
+			long[][] states = new long[limits.size()][];
+			long[] expiries = new long[limits.size()];
+			boolean admitted = true;
+			for (int i = 0; i < limits.size(); i++) {
+				long[] state = (entry != null && entry.expiries[i] > now[0]) ? entry.states[i] : null;
+				LocalAlgorithm.Step step = this.algorithm.evaluate(state, limits.get(i), now[0], permits, consume);
+				outcomes[i] = step.outcome();
+				states[i] = step.state();
+				expiries[i] = step.expiresAt();
+				admitted &= step.outcome().allowed();
+			}
+			return (admitted && consume) ? new Entry(states, expiries) : entry;
+		});
+		this.backend.afterDecision(now[0]);
+		return new ArrayList<>(Arrays.asList(outcomes));
+	}
+
+	@Override
+	protected void clear(String key) {
+		this.backend.entries().remove(entryKey(key));
+	}
+
+	/**
+	 * How long the state of a client is kept, or {@code null} when none is.
+	 * @param key the client's key
+	 * @return the longest time any of its limits' state is kept, in microseconds
+	 */
+	@Nullable Long retentionMicros(String key) {
+		Entry entry = this.backend.entries().get(entryKey(key));
+		if (entry == null) {
+			return null;
+		}
+		return Arrays.stream(entry.expiries).max().orElse(0) - this.backend.now();
+	}
+
+	private String entryKey(String key) {
+		return this.keys.keys(key).get(0);
+	}
+
+	/**
+	 * The immutable state of one client's limits, replaced whole on every admitted decision.
+	 */
+	static final class Entry {
+
+		private final long[][] states;
+
+		private final long[] expiries;
+
+		private final long expiresAt;
+
+		Entry(long[][] states, long[] expiries) {
+			this.states = states;
+			this.expiries = expiries;
+			this.expiresAt = Arrays.stream(expiries).max().orElse(0);
+		}
+
+		long expiresAt() {
+			return this.expiresAt;
+		}
+
+	}
+
+}

@@ -1,0 +1,7 @@
+/**
+ * The Redis backend: every decision is one atomic Lua script run inside Redis, on Redis' clock.
+ */
+@NullMarked
+package io.github.ratelimit.core.redis;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,336 @@
+package io.github.ratelimit.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * The behaviour every backend must have, with the same assertions for all: the in-memory backend, Redis standalone
+ * and Redis Cluster each run it, so they cannot drift apart. Time is real: tests that need refills use short periods
+ * and sleep, and assert only what holds however long a step took.
+ */
+public abstract class AbstractRateLimiterBackendTests {
+
+	/**
+	 * The backend under test.
+	 * @return the backend
+	 */
+	protected abstract RateLimiterBackend backend();
+
+	/**
+	 * How long the backend keeps the state of a client, the longest over the policy's limits.
+	 * @param limiter the limiter
+	 * @param key the client's key
+	 * @return the retention, or {@code null} when nothing is stored for the client
+	 */
+	protected abstract @Nullable Duration retention(RateLimiter limiter, String key);
+
+	protected RateLimiter limiter(Algorithm algorithm, String... limits) {
+		return backend().create(Policy.of("p-" + UUID.randomUUID(), algorithm, limits));
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void freshKeyAdmitsExactlyItsCapacity(Algorithm algorithm) {
+		RateLimiter limiter = limiter(algorithm, "10/1h");
+		for (int i = 1; i <= 10; i++) {
+			Decision decision = limiter.tryAcquire("client");
+			assertThat(decision.allowed()).as("request %d", i).isTrue();
+			assertThat(decision.remaining()).isEqualTo(10 - i);
+			assertThat(decision.limit()).isEqualTo(Limit.parse("10/1h"));
+			assertThat(decision.retryAfter()).isZero();
+		}
+		Decision denied = limiter.tryAcquire("client");
+		assertThat(denied.allowed()).isFalse();
+		assertThat(denied.remaining()).isZero();
+		assertThat(denied.satisfiable()).isTrue();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void decisionReportsRemainingRetryAfterAndResetAfter(Algorithm algorithm) {
+		RateLimiter limiter = limiter(algorithm, "10/1h");
+		Decision afterThree = null;
+		for (int i = 0; i < 3; i++) {
+			afterThree = limiter.tryAcquire("client");
+		}
+		assertThat(afterThree.remaining()).isEqualTo(7);
+		assertThat(afterThree.retryAfter()).isZero();
+		Duration hour = Duration.ofHours(1);
+		switch (algorithm) {
+			// three tokens at one per 360 s
+			case TOKEN_BUCKET, GCRA -> assertThat(afterThree.resetAfter()).isBetween(Duration.ofSeconds(1079),
+					Duration.ofSeconds(1080));
+			case FIXED_WINDOW -> assertThat(afterThree.resetAfter()).isPositive().isLessThanOrEqualTo(hour);
+			case SLIDING_WINDOW -> assertThat(afterThree.resetAfter()).isGreaterThan(hour)
+				.isLessThanOrEqualTo(hour.multipliedBy(2));
+			case SLIDING_LOG -> assertThat(afterThree.resetAfter()).isBetween(hour.minusSeconds(1), hour);
+		}
+		for (int i = 0; i < 7; i++) {
+			assertThat(limiter.tryAcquire("client").allowed()).isTrue();
+		}
+		Decision denied = limiter.tryAcquire("client");
+		assertThat(denied.allowed()).isFalse();
+		assertThat(denied.remaining()).isZero();
+		switch (algorithm) {
+			// the next token in at most 360 s
+			case TOKEN_BUCKET, GCRA -> assertThat(denied.retryAfter()).isBetween(Duration.ofSeconds(359),
+					Duration.ofSeconds(360));
+			case FIXED_WINDOW -> assertThat(denied.retryAfter()).isPositive().isLessThanOrEqualTo(hour);
+			// the next window, once the weight of this one's 10 has fallen to 9
+			case SLIDING_WINDOW -> assertThat(denied.retryAfter()).isGreaterThan(Duration.ofSeconds(360))
+				.isLessThanOrEqualTo(hour.plusSeconds(360));
+			case SLIDING_LOG -> assertThat(denied.retryAfter()).isBetween(hour.minusSeconds(1), hour);
+		}
+		assertThat(denied.retryAfterSeconds()).isPositive();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void deniedRequestSucceedsOnceItsRetryAfterHasPassed(Algorithm algorithm) throws InterruptedException {
+		RateLimiter limiter = limiter(algorithm, "3/400ms");
+		Decision decision = exhaust(limiter, "client", 3);
+		Thread.sleep(decision.retryAfter().toMillis() + 25);
+		assertThat(limiter.tryAcquire("client").allowed()).isTrue();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void capacityIsFullyReplenishedAfterTwoPeriods(Algorithm algorithm) throws InterruptedException {
+		RateLimiter limiter = limiter(algorithm, "3/200ms");
+		exhaust(limiter, "client", 3);
+		Thread.sleep(420);
+		for (int i = 0; i < 3; i++) {
+			assertThat(limiter.tryAcquire("client").allowed()).as("request %d", i + 1).isTrue();
+		}
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void permitsAreTakenTogether(Algorithm algorithm) {
+		RateLimiter limiter = limiter(algorithm, "10/1h");
+		Decision four = limiter.tryAcquire("client", 4);
+		assertThat(four.allowed()).isTrue();
+		assertThat(four.remaining()).isEqualTo(6);
+		Decision seven = limiter.tryAcquire("client", 7);
+		assertThat(seven.allowed()).isFalse();
+		assertThat(seven.remaining()).isEqualTo(6);
+		assertThat(seven.retryAfter()).isPositive();
+		Decision six = limiter.tryAcquire("client", 6);
+		assertThat(six.allowed()).isTrue();
+		assertThat(six.remaining()).isZero();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void costAboveCapacityIsDeniedAsNeverSatisfiable(Algorithm algorithm) {
+		RateLimiter limiter = limiter(algorithm, "10/1h");
+		Decision decision = limiter.tryAcquire("client", 11);
+		assertThat(decision.allowed()).isFalse();
+		assertThat(decision.satisfiable()).isFalse();
+		assertThat(decision.retryAfter()).isEqualTo(Duration.ofHours(1));
+		assertThat(decision.remaining()).isEqualTo(10);
+		assertThat(limiter.peek("client").remaining()).isEqualTo(10);
+		assertThat(retention(limiter, "client")).isNull();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void limitsAreAllOrNothingWhenTheFirstDenies(Algorithm algorithm) {
+		assertAllOrNothing(limiter(algorithm, "4/1h", "6/1d"));
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void limitsAreAllOrNothingWhenTheLastDenies(Algorithm algorithm) {
+		assertAllOrNothing(limiter(algorithm, "6/1d", "4/1h"));
+	}
+
+	private void assertAllOrNothing(RateLimiter limiter) {
+		Limit small = Limit.parse("4/1h");
+		Decision first = limiter.tryAcquire("client");
+		assertThat(first.allowed()).isTrue();
+		assertThat(first.limit()).isEqualTo(small);
+		assertThat(first.remaining()).isEqualTo(3);
+		// 4/1h has 3 left and refuses 4; 6/1d has 5 left and would admit them
+		Decision denied = limiter.tryAcquire("client", 4);
+		assertThat(denied.allowed()).isFalse();
+		assertThat(denied.limit()).isEqualTo(small);
+		assertThat(denied.remaining()).isEqualTo(3);
+		// had 6/1d been charged for the denied request, it would have 1 left and bind here
+		Decision next = limiter.tryAcquire("client");
+		assertThat(next.allowed()).isTrue();
+		assertThat(next.limit()).isEqualTo(small);
+		assertThat(next.remaining()).isEqualTo(2);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void bindingLimitOfMultipleLimitsIsTheOneWithFewestRemaining(Algorithm algorithm) {
+		RateLimiter limiter = limiter(algorithm, "5/1h", "3/1d");
+		Decision decision = limiter.tryAcquire("client", 2);
+		assertThat(decision.limit()).isEqualTo(Limit.parse("3/1d"));
+		assertThat(decision.remaining()).isEqualTo(1);
+		Decision denied = limiter.tryAcquire("client", 2);
+		assertThat(denied.allowed()).isFalse();
+		assertThat(denied.limit()).isEqualTo(Limit.parse("3/1d"));
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void peekConsumesNothing(Algorithm algorithm) {
+		RateLimiter limiter = limiter(algorithm, "3/1h");
+		assertThat(limiter.peek("client").remaining()).isEqualTo(3);
+		assertThat(retention(limiter, "client")).isNull();
+		limiter.tryAcquire("client");
+		for (int i = 0; i < 5; i++) {
+			Decision peek = limiter.peek("client");
+			assertThat(peek.allowed()).isTrue();
+			assertThat(peek.remaining()).isEqualTo(2);
+		}
+		assertThat(limiter.tryAcquire("client").allowed()).isTrue();
+		assertThat(limiter.tryAcquire("client").allowed()).isTrue();
+		Decision exhausted = limiter.peek("client");
+		assertThat(exhausted.allowed()).isFalse();
+		assertThat(exhausted.remaining()).isZero();
+		assertThat(exhausted.retryAfter()).isPositive();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void resetClearsEveryLimit(Algorithm algorithm) {
+		RateLimiter limiter = limiter(algorithm, "2/1h", "3/1d");
+		exhaust(limiter, "client", 2);
+		limiter.reset("client");
+		assertThat(retention(limiter, "client")).isNull();
+		Decision decision = limiter.tryAcquire("client");
+		assertThat(decision.allowed()).isTrue();
+		assertThat(decision.remaining()).isEqualTo(1);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void storedStateIsKeptNoLongerThanItMatters(Algorithm algorithm) {
+		RateLimiter limiter = limiter(algorithm, "10/1h");
+		Decision decision = limiter.tryAcquire("client", 2);
+		Duration retention = retention(limiter, "client");
+		assertThat(retention).isPositive().isLessThanOrEqualTo(ceilMillis(decision.resetAfter()));
+		Duration longest = (algorithm == Algorithm.SLIDING_WINDOW) ? Duration.ofHours(2) : Duration.ofHours(1);
+		assertThat(retention).isLessThanOrEqualTo(longest);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void stateOfShortLimitsExpires(Algorithm algorithm) throws InterruptedException {
+		RateLimiter limiter = limiter(algorithm, "5/100ms");
+		limiter.tryAcquire("client", 5);
+		Thread.sleep(250);
+		assertThat(retention(limiter, "client")).isNull();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void hostileKeysStayDistinct(Algorithm algorithm) {
+		RateLimiter limiter = limiter(algorithm, "1/1h");
+		List<String> keys = hostileKeys();
+		for (String key : keys) {
+			assertThat(limiter.tryAcquire(key).allowed()).as("first request of %s", abbreviate(key)).isTrue();
+		}
+		for (String key : keys) {
+			assertThat(limiter.tryAcquire(key).allowed()).as("second request of %s", abbreviate(key)).isFalse();
+		}
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void changedLimitsStartFromFreshState(Algorithm algorithm) {
+		String name = "p-" + UUID.randomUUID();
+		RateLimiter before = backend().create(Policy.of(name, algorithm, "1/1h"));
+		assertThat(before.tryAcquire("client").allowed()).isTrue();
+		assertThat(before.tryAcquire("client").allowed()).isFalse();
+		RateLimiter after = backend().create(Policy.of(name, algorithm, "2/1h"));
+		assertThat(after.tryAcquire("client").remaining()).isEqualTo(1);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void limitersOfOnePolicyShareState(Algorithm algorithm) {
+		Policy policy = Policy.of("p-" + UUID.randomUUID(), algorithm, "2/1h");
+		RateLimiter one = backend().create(policy);
+		RateLimiter two = backend().create(policy);
+		assertThat(one.tryAcquire("client").allowed()).isTrue();
+		assertThat(two.tryAcquire("client").allowed()).isTrue();
+		assertThat(one.tryAcquire("client").allowed()).isFalse();
+		assertThat(two.tryAcquire("client").allowed()).isFalse();
+		assertThat(one.tryAcquire("other").allowed()).isTrue();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void keysAreIndependentAcrossPolicies(Algorithm algorithm) {
+		RateLimiter one = limiter(algorithm, "1/1h");
+		RateLimiter two = limiter(algorithm, "1/1h");
+		assertThat(one.tryAcquire("client").allowed()).isTrue();
+		assertThat(two.tryAcquire("client").allowed()).isTrue();
+	}
+
+	@Test
+	void badArgumentsAreRefusedWithAMessage() {
+		RateLimiter limiter = limiter(Algorithm.TOKEN_BUCKET, "1/1h");
+		assertThatIllegalArgumentException().isThrownBy(() -> limiter.tryAcquire(null)).withMessageContaining("null");
+		assertThatIllegalArgumentException().isThrownBy(() -> limiter.tryAcquire("")).withMessageContaining("empty");
+		assertThatIllegalArgumentException().isThrownBy(() -> limiter.tryAcquire("client", 0))
+			.withMessageContaining("Permits must be at least 1, was 0");
+		assertThatIllegalArgumentException().isThrownBy(() -> limiter.tryAcquire("client", -3))
+			.withMessageContaining("was -3");
+		assertThatIllegalArgumentException().isThrownBy(() -> limiter.peek(null)).withMessageContaining("null");
+		assertThatIllegalArgumentException().isThrownBy(() -> limiter.reset("")).withMessageContaining("empty");
+	}
+
+	/**
+	 * Keys a client could send to break a naive layout: braces that would move the Redis Cluster hash tag, the
+	 * separator, unicode, and long keys that differ only at the end.
+	 * @return the keys
+	 */
+	public static List<String> hostileKeys() {
+		List<String> keys = new ArrayList<>(List.of("{", "}", "{}", "}{", "{a}", "a}b", "a:b", "a", ":a", "a:",
+				"ratelimit:x:{y}:0", "ключ", "鍵", "🔑", "e\u0301", "\u00e9", " ", "\t", "\u0000", "#"));
+		String tenKb = "x".repeat(10 * 1024);
+		keys.add(tenKb);
+		keys.add(tenKb.substring(1) + "y");
+		keys.add("z".repeat(64));
+		keys.add("z".repeat(65));
+		keys.add("é".repeat(32));
+		keys.add("é".repeat(33));
+		return keys;
+	}
+
+	protected static Decision exhaust(RateLimiter limiter, String key, int capacity) {
+		for (int i = 0; i < capacity * 3; i++) {
+			Decision decision = limiter.tryAcquire(key);
+			if (!decision.allowed()) {
+				return decision;
+			}
+		}
+		throw new AssertionError("Never denied after " + capacity * 3 + " requests");
+	}
+
+	private static Duration ceilMillis(Duration duration) {
+		Duration millis = Duration.ofMillis(duration.toMillis());
+		return millis.equals(duration) ? millis : millis.plusMillis(1);
+	}
+
+	private static String abbreviate(String key) {
+		return (key.length() > 20) ? key.substring(0, 20) + "...(" + key.length() + " chars)" : "'" + key + "'";
+	}
+
+}

@@ -1,0 +1,49 @@
+package io.github.ratelimit.core;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+class RateLimitKeysTests {
+
+	private final Policy policy = Policy.of("orders", Algorithm.TOKEN_BUCKET, "10/1m", "500/1d");
+
+	@Test
+	void keysNamePrefixPolicyFingerprintClientAndLimit() {
+		assertThat(new RateLimitKeys("rl", this.policy).keys("203.0.113.7")).containsExactly(
+				"rl:orders:" + this.policy.fingerprint() + ":{203.0.113.7}:0",
+				"rl:orders:" + this.policy.fingerprint() + ":{203.0.113.7}:1");
+	}
+
+	@Test
+	void clientPartIsKeptUpTo64BytesWithoutBraces() {
+		assertThat(RateLimitKeys.clientPart("a:b")).isEqualTo("a:b");
+		assertThat(RateLimitKeys.clientPart("z".repeat(64))).isEqualTo("z".repeat(64));
+		assertThat(RateLimitKeys.clientPart("z".repeat(65))).startsWith("#").hasSize(65);
+		assertThat(RateLimitKeys.clientPart("é".repeat(33))).startsWith("#").hasSize(65);
+		assertThat(RateLimitKeys.clientPart("{a}")).startsWith("#").doesNotContain("{", "}");
+		assertThat(RateLimitKeys.clientPart("{a}")).isNotEqualTo(RateLimitKeys.clientPart("{a}}"));
+	}
+
+	@Test
+	void hostileClientsGetDistinctKeys() {
+		List<String> clients = AbstractRateLimiterBackendTests.hostileKeys();
+		Set<String> keys = new HashSet<>();
+		clients.forEach((client) -> keys.addAll(new RateLimitKeys("rl", this.policy).keys(client)));
+		assertThat(keys).hasSize(clients.size() * 2);
+	}
+
+	@Test
+	void refusesPrefixesWithBraces() {
+		assertThatIllegalArgumentException().isThrownBy(() -> new RateLimitKeys("r{l}", this.policy))
+			.withMessageContaining("must not contain '{' or '}'");
+		assertThatIllegalArgumentException().isThrownBy(() -> new RateLimitKeys("", this.policy))
+			.withMessageContaining("must not be blank");
+	}
+
+}

@@ -1,0 +1,29 @@
+package io.github.ratelimit.core.memory;
+
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+
+import io.github.ratelimit.core.AbstractRateLimiterBackendTests;
+import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.core.RateLimiterBackend;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The shared behavioural suite on the in-memory backend.
+ */
+class InMemoryRateLimiterBackendTests extends AbstractRateLimiterBackendTests {
+
+	private final InMemoryRateLimiterBackend backend = new InMemoryRateLimiterBackend();
+
+	@Override
+	protected RateLimiterBackend backend() {
+		return this.backend;
+	}
+
+	@Override
+	protected @Nullable Duration retention(RateLimiter limiter, String key) {
+		Long micros = ((InMemoryRateLimiter) limiter).retentionMicros(key);
+		return (micros == null || micros <= 0) ? null : Duration.of(micros, ChronoUnit.MICROS);
+	}
+
+}

@@ -1,0 +1,162 @@
+package io.github.ratelimit.core.redis;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.core.Limit;
+import io.github.ratelimit.core.Policy;
+import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.test.TestRedis;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The product's claim under real concurrency: 8 independent limiter instances, each with its own connection factory
+ * as 8 app servers would have, times 16 threads, on one key of one Redis, admit exactly the limit. Beside it, the race
+ * that a read-then-write limiter has under the same load.
+ */
+class ConcurrencyProofTests {
+
+	private static final int INSTANCES = 8;
+
+	private static final int THREADS_PER_INSTANCE = 16;
+
+	private static final int ATTEMPTS_PER_THREAD = 10;
+
+	private static final Limit LIMIT = Limit.parse("100/1h");
+
+	private static final List<LettuceConnectionFactory> servers = new ArrayList<>();
+
+	@BeforeAll
+	static void startServers() {
+		for (int i = 0; i < INSTANCES; i++) {
+			servers.add(TestRedis.get().newConnectionFactory());
+		}
+	}
+
+	@AfterAll
+	static void stopServers() {
+		servers.forEach(LettuceConnectionFactory::destroy);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void eightInstancesOfSixteenThreadsAdmitExactlyTheLimit(Algorithm algorithm) throws Exception {
+		Policy policy = new Policy("race-" + UUID.randomUUID(), algorithm, List.of(LIMIT));
+		List<RateLimiter> instances = servers.stream()
+			.map((server) -> new RedisRateLimiterBackend(server, "ratelimit").create(policy))
+			.toList();
+		if (algorithm == Algorithm.FIXED_WINDOW || algorithm == Algorithm.SLIDING_WINDOW) {
+			RedisTime.awaitWindowWithAtLeast(new StringRedisTemplate(servers.get(0)), LIMIT, 30_000_000L);
+		}
+		int admitted = hammer((instance, key) -> instances.get(instance).tryAcquire(key).allowed());
+		assertThat(admitted).isEqualTo(100);
+	}
+
+	@Test
+	void naiveReadThenWriteTokenBucketOverAdmitsUnderTheSameLoad() throws Exception {
+		List<NaiveTokenBucket> instances = servers.stream()
+			.map((server) -> new NaiveTokenBucket(new StringRedisTemplate(server), LIMIT))
+			.toList();
+		int admitted = hammer((instance, key) -> instances.get(instance).tryAcquire(key));
+		assertThat(admitted).isGreaterThan(100);
+	}
+
+	/**
+	 * Sends {@code INSTANCES x THREADS_PER_INSTANCE x ATTEMPTS_PER_THREAD} requests for one new key, all threads
+	 * released at once, and counts the admissions.
+	 */
+	private static int hammer(Attempt attempt) throws Exception {
+		String key = "client-" + UUID.randomUUID();
+		ExecutorService executor = Executors.newFixedThreadPool(INSTANCES * THREADS_PER_INSTANCE);
+		CountDownLatch start = new CountDownLatch(1);
+		try {
+			List<Future<Integer>> results = new ArrayList<>();
+			for (int instance = 0; instance < INSTANCES; instance++) {
+				for (int thread = 0; thread < THREADS_PER_INSTANCE; thread++) {
+					int server = instance;
+					Callable<Integer> worker = () -> {
+						start.await();
+						int admitted = 0;
+						for (int i = 0; i < ATTEMPTS_PER_THREAD; i++) {
+							admitted += attempt.admit(server, key) ? 1 : 0;
+						}
+						return admitted;
+					};
+					results.add(executor.submit(worker));
+				}
+			}
+			start.countDown();
+			int admitted = 0;
+			for (Future<Integer> result : results) {
+				admitted += result.get(60, TimeUnit.SECONDS);
+			}
+			return admitted;
+		}
+		finally {
+			executor.shutdownNow();
+		}
+	}
+
+	@FunctionalInterface
+	private interface Attempt {
+
+		boolean admit(int instance, String key) throws Exception;
+
+	}
+
+	/**
+	 * What the seeds warn against: a token bucket that reads its state (HMGET), decides in the application on the
+	 * application's clock, and writes the result back (HSET). Between one server's read and its write, others read
+	 * the same tokens and admit against them too.
+	 */
+	static final class NaiveTokenBucket {
+
+		private final StringRedisTemplate redis;
+
+		private final Limit limit;
+
+		NaiveTokenBucket(StringRedisTemplate redis, Limit limit) {
+			this.redis = redis;
+			this.limit = limit;
+		}
+
+		boolean tryAcquire(String key) {
+			String redisKey = "naive:" + key;
+			List<Object> state = this.redis.opsForHash().multiGet(redisKey, List.of("tokens", "time"));
+			long now = System.currentTimeMillis();
+			double tokens = this.limit.capacity();
+			if (state.get(0) != null) {
+				double perMilli = (double) this.limit.capacity() / this.limit.period().toMillis();
+				long elapsed = now - Long.parseLong((String) state.get(1));
+				tokens = Math.min(this.limit.capacity(),
+						Double.parseDouble((String) state.get(0)) + elapsed * perMilli);
+			}
+			if (tokens < 1) {
+				return false;
+			}
+			this.redis.opsForHash()
+				.putAll(redisKey, Map.of("tokens", Double.toString(tokens - 1), "time", Long.toString(now)));
+			return true;
+		}
+
+	}
+
+}

@@ -1,0 +1,96 @@
+package io.github.ratelimit.core.redis;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.stream.Collectors;
+
+import io.github.ratelimit.core.AbstractRateLimiterBackendTests;
+import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.core.Policy;
+import io.github.ratelimit.core.RateLimitKeys;
+import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.core.RateLimiterBackend;
+import io.github.ratelimit.test.TestRedis;
+import io.lettuce.core.cluster.SlotHash;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The shared behavioural suite on a real, standalone Redis, plus what only Redis has: keys, slots and TTLs.
+ */
+class RedisRateLimiterBackendTests extends AbstractRateLimiterBackendTests {
+
+	private static LettuceConnectionFactory connectionFactory;
+
+	private static RedisRateLimiterBackend backend;
+
+	private static StringRedisTemplate redis;
+
+	@BeforeAll
+	static void connect() {
+		connectionFactory = TestRedis.get().newConnectionFactory();
+		backend = new RedisRateLimiterBackend(connectionFactory, "ratelimit");
+		redis = new StringRedisTemplate(connectionFactory);
+	}
+
+	@AfterAll
+	static void disconnect() {
+		connectionFactory.destroy();
+	}
+
+	@Override
+	protected RateLimiterBackend backend() {
+		return backend;
+	}
+
+	@Override
+	protected @Nullable Duration retention(RateLimiter limiter, String key) {
+		List<Long> ttls = keysOf(limiter, key).stream().map((redisKey) -> redis.getExpire(redisKey, java.util.concurrent.TimeUnit.MILLISECONDS)).toList();
+		assertThat(ttls).as("every key has a TTL").doesNotContain(-1L);
+		long longest = ttls.stream().mapToLong(Long::longValue).max().orElse(-2);
+		return (longest < 0) ? null : Duration.ofMillis(longest);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void keysFollowTheLayoutWithTheClientInAHashTag(Algorithm algorithm) {
+		Policy policy = Policy.of("orders-" + UUID.randomUUID(), algorithm, "10/1m", "100/1h");
+		backend.create(policy).tryAcquire("203.0.113.7");
+		Set<String> stored = redis.keys("ratelimit:" + policy.name() + ":*");
+		assertThat(stored).containsExactlyInAnyOrder(
+				"ratelimit:" + policy.name() + ":" + policy.fingerprint() + ":{203.0.113.7}:0",
+				"ratelimit:" + policy.name() + ":" + policy.fingerprint() + ":{203.0.113.7}:1");
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void hostileKeysAreStoredInOneSlotPerDecisionAndBoundedInLength(Algorithm algorithm) {
+		RateLimiter limiter = limiter(algorithm, "1/1h", "2/1d");
+		for (String client : hostileKeys()) {
+			limiter.tryAcquire(client);
+			List<String> keys = keysOf(limiter, client);
+			Set<Integer> slots = keys.stream().map(SlotHash::getSlot).collect(Collectors.toSet());
+			assertThat(slots).as("slots of %s", keys).hasSize(1);
+			assertThat(keys).allSatisfy((key) -> {
+				assertThat(redis.hasKey(key)).isTrue();
+				assertThat(key.getBytes(java.nio.charset.StandardCharsets.UTF_8).length)
+					.isLessThanOrEqualTo(limiter.policy().name().length() + 100);
+			});
+		}
+	}
+
+	private static List<String> keysOf(RateLimiter limiter, String client) {
+		return new RateLimitKeys("ratelimit", limiter.policy()).keys(client);
+	}
+
+}
