@@ -1,0 +1,420 @@
+package io.github.ratelimit.autoconfigure;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.spring.FailureMode;
+import io.github.ratelimit.spring.web.HeaderStyle;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Configuration of rate limiting.
+ */
+@ConfigurationProperties("ratelimit")
+public class RateLimitProperties {
+
+	/**
+	 * Whether rate limiting is enabled. When false there is no filter and annotations are not enforced.
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * Where rate limit state lives: 'redis' (shared by every instance) or 'in-memory' (this instance only).
+	 */
+	private Backend backend = Backend.REDIS;
+
+	/**
+	 * Namespace of every Redis key.
+	 */
+	private String keyPrefix = "ratelimit";
+
+	/**
+	 * Algorithm of policies that name none.
+	 */
+	private Algorithm algorithm = Algorithm.TOKEN_BUCKET;
+
+	/**
+	 * Rate limit headers of limited responses: 'ietf' (RateLimit-Policy and RateLimit), 'legacy'
+	 * (X-RateLimit-Limit, -Remaining, -Reset), 'both' or 'none'.
+	 */
+	private HeaderStyle headers = HeaderStyle.BOTH;
+
+	/**
+	 * Longest time a decision waits for the backend before the failure mode applies.
+	 */
+	private Duration timeout = Duration.ofMillis(100);
+
+	/**
+	 * What to decide when the backend cannot answer: 'open' (allow), 'closed' (refuse with 503) or 'local' (an
+	 * in-process limiter).
+	 */
+	private FailureMode failureMode = FailureMode.OPEN;
+
+	private final Fallback fallback = new Fallback();
+
+	private final DenyCache denyCache = new DenyCache();
+
+	private final Filter filter = new Filter();
+
+	/**
+	 * Policies by name.
+	 */
+	private Map<String, Policy> policies = new LinkedHashMap<>();
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public Backend getBackend() {
+		return this.backend;
+	}
+
+	public void setBackend(Backend backend) {
+		this.backend = backend;
+	}
+
+	public String getKeyPrefix() {
+		return this.keyPrefix;
+	}
+
+	public void setKeyPrefix(String keyPrefix) {
+		this.keyPrefix = keyPrefix;
+	}
+
+	public Algorithm getAlgorithm() {
+		return this.algorithm;
+	}
+
+	public void setAlgorithm(Algorithm algorithm) {
+		this.algorithm = algorithm;
+	}
+
+	public HeaderStyle getHeaders() {
+		return this.headers;
+	}
+
+	public void setHeaders(HeaderStyle headers) {
+		this.headers = headers;
+	}
+
+	public Duration getTimeout() {
+		return this.timeout;
+	}
+
+	public void setTimeout(Duration timeout) {
+		this.timeout = timeout;
+	}
+
+	public FailureMode getFailureMode() {
+		return this.failureMode;
+	}
+
+	public void setFailureMode(FailureMode failureMode) {
+		this.failureMode = failureMode;
+	}
+
+	public Fallback getFallback() {
+		return this.fallback;
+	}
+
+	public DenyCache getDenyCache() {
+		return this.denyCache;
+	}
+
+	public Filter getFilter() {
+		return this.filter;
+	}
+
+	public Map<String, Policy> getPolicies() {
+		return this.policies;
+	}
+
+	public void setPolicies(Map<String, Policy> policies) {
+		this.policies = policies;
+	}
+
+	/**
+	 * Where rate limit state lives.
+	 */
+	public enum Backend {
+
+		/**
+		 * Redis, through the application's RedisConnectionFactory: one limit across every instance.
+		 */
+		REDIS,
+
+		/**
+		 * This process: each instance has its own counters.
+		 */
+		IN_MEMORY
+
+	}
+
+	/**
+	 * The in-process limiter of the 'local' failure mode.
+	 */
+	public static class Fallback {
+
+		/**
+		 * Number of instances sharing the limits: each limit is divided by it while the backend is unavailable.
+		 */
+		private int instances = 1;
+
+		public int getInstances() {
+			return this.instances;
+		}
+
+		public void setInstances(int instances) {
+			this.instances = instances;
+		}
+
+	}
+
+	/**
+	 * The local cache of clients the backend has refused.
+	 */
+	public static class DenyCache {
+
+		/**
+		 * Whether a client refused by Redis is refused locally, without a Redis call, until its retry time.
+		 */
+		private boolean enabled = true;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+	}
+
+	/**
+	 * The servlet filter that applies policies with paths.
+	 */
+	public static class Filter {
+
+		/**
+		 * Whether the servlet filter is registered.
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * Order of the filter; by default just after Spring Security's filter chain, so 'principal' keys see the
+		 * authenticated user.
+		 */
+		private int order = -90;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public int getOrder() {
+			return this.order;
+		}
+
+		public void setOrder(int order) {
+			this.order = order;
+		}
+
+	}
+
+	/**
+	 * One policy.
+	 */
+	public static class Policy {
+
+		/**
+		 * Limits, all of which must admit a request: "capacity/period" strings such as "100/1m" (units ms, s, m, h,
+		 * d), or objects with 'capacity' and 'period'.
+		 */
+		private List<LimitProperties> limits = new ArrayList<>();
+
+		/**
+		 * Algorithm of this policy; defaults to 'ratelimit.algorithm'.
+		 */
+		private @Nullable Algorithm algorithm;
+
+		/**
+		 * Whose requests are counted together: 'ip', 'global', 'principal', 'header:<Name>', 'param:<name>',
+		 * 'expr:<SpEL over the request>' or 'bean:<KeyResolver bean name>'. A strategy that finds nothing falls back
+		 * to the client IP.
+		 */
+		private String key = "ip";
+
+		/**
+		 * Path patterns (Spring PathPattern syntax) the servlet filter applies this policy to. A policy without
+		 * paths is only applied by @RateLimited.
+		 */
+		private List<String> paths = new ArrayList<>();
+
+		/**
+		 * Path patterns exempted from this policy.
+		 */
+		private List<String> excludePaths = new ArrayList<>();
+
+		/**
+		 * HTTP methods the filter applies this policy to; all when empty.
+		 */
+		private List<String> methods = new ArrayList<>();
+
+		/**
+		 * Permits each request costs.
+		 */
+		private long cost = 1;
+
+		/**
+		 * What to decide when the backend cannot answer; defaults to 'ratelimit.failure-mode'.
+		 */
+		private @Nullable FailureMode failureMode;
+
+		/**
+		 * Whether the policy only records what it would refuse, never refusing (a dark launch).
+		 */
+		private boolean shadow;
+
+		public List<LimitProperties> getLimits() {
+			return this.limits;
+		}
+
+		public void setLimits(List<LimitProperties> limits) {
+			this.limits = limits;
+		}
+
+		public @Nullable Algorithm getAlgorithm() {
+			return this.algorithm;
+		}
+
+		public void setAlgorithm(@Nullable Algorithm algorithm) {
+			this.algorithm = algorithm;
+		}
+
+		public String getKey() {
+			return this.key;
+		}
+
+		public void setKey(String key) {
+			this.key = key;
+		}
+
+		public List<String> getPaths() {
+			return this.paths;
+		}
+
+		public void setPaths(List<String> paths) {
+			this.paths = paths;
+		}
+
+		public List<String> getExcludePaths() {
+			return this.excludePaths;
+		}
+
+		public void setExcludePaths(List<String> excludePaths) {
+			this.excludePaths = excludePaths;
+		}
+
+		public List<String> getMethods() {
+			return this.methods;
+		}
+
+		public void setMethods(List<String> methods) {
+			this.methods = methods;
+		}
+
+		public long getCost() {
+			return this.cost;
+		}
+
+		public void setCost(long cost) {
+			this.cost = cost;
+		}
+
+		public @Nullable FailureMode getFailureMode() {
+			return this.failureMode;
+		}
+
+		public void setFailureMode(@Nullable FailureMode failureMode) {
+			this.failureMode = failureMode;
+		}
+
+		public boolean isShadow() {
+			return this.shadow;
+		}
+
+		public void setShadow(boolean shadow) {
+			this.shadow = shadow;
+		}
+
+	}
+
+	/**
+	 * One limit of a policy, written either as a "capacity/period" string or as an object.
+	 */
+	public static class LimitProperties {
+
+		private @Nullable String text;
+
+		/**
+		 * Permits per period.
+		 */
+		private @Nullable Long capacity;
+
+		/**
+		 * Length of the period.
+		 */
+		private @Nullable Duration period;
+
+		public LimitProperties() {
+		}
+
+		/**
+		 * Creates a limit from its text form, validated later so that errors name the property.
+		 * @param text the limit, such as "100/1m"
+		 */
+		public LimitProperties(String text) {
+			this.text = text;
+		}
+
+		public @Nullable String text() {
+			return this.text;
+		}
+
+		public @Nullable Long getCapacity() {
+			return this.capacity;
+		}
+
+		public void setCapacity(@Nullable Long capacity) {
+			this.capacity = capacity;
+		}
+
+		public @Nullable Duration getPeriod() {
+			return this.period;
+		}
+
+		public void setPeriod(@Nullable Duration period) {
+			this.period = period;
+		}
+
+		@Override
+		public String toString() {
+			return (this.text != null) ? this.text : this.capacity + "/" + this.period;
+		}
+
+	}
+
+}

@@ -1,0 +1,62 @@
+package io.github.ratelimit.spring;
+
+import java.util.List;
+import java.util.Set;
+
+import io.github.ratelimit.core.Policy;
+import io.github.ratelimit.core.RateLimiter;
+import jakarta.servlet.http.HttpServletRequest;
+
+import org.springframework.http.server.PathContainer;
+import org.springframework.web.util.pattern.PathPattern;
+
+/**
+ * A policy as an application declares it: the limits and algorithm the limiter decides, plus which requests it
+ * applies to, how their client is keyed, what each costs and what happens when the backend cannot answer.
+ *
+ * @param policy the policy decided by the limiter
+ * @param limiter the policy's limiter
+ * @param keyStrategy the key strategy as configured, such as {@code ip} or {@code header:X-Api-Key}
+ * @param keyResolver the resolver of that strategy
+ * @param paths the path patterns the filter applies the policy to; empty for annotation-only policies
+ * @param excludePaths path patterns exempted from the policy
+ * @param methods the HTTP methods the filter applies the policy to; empty for all
+ * @param cost the permits each request costs
+ * @param failureMode what to decide when the backend cannot answer
+ * @param shadow whether the policy only records what it would refuse
+ */
+public record PolicyDefinition(Policy policy, RateLimiter limiter, String keyStrategy, KeyResolver keyResolver,
+		List<PathPattern> paths, List<PathPattern> excludePaths, Set<String> methods, long cost,
+		FailureMode failureMode, boolean shadow) {
+
+	/**
+	 * The policy's name.
+	 * @return the name
+	 */
+	public String name() {
+		return this.policy.name();
+	}
+
+	/**
+	 * Whether the servlet filter applies this policy to a request.
+	 * @param request the request
+	 * @param path the request's path within the application
+	 * @return whether the policy applies
+	 */
+	public boolean appliesTo(HttpServletRequest request, PathContainer path) {
+		if (this.paths.isEmpty() || (!this.methods.isEmpty() && !this.methods.contains(request.getMethod()))) {
+			return false;
+		}
+		return matchesAny(this.paths, path) && !matchesAny(this.excludePaths, path);
+	}
+
+	private static boolean matchesAny(List<PathPattern> patterns, PathContainer path) {
+		for (PathPattern pattern : patterns) {
+			if (pattern.matches(path)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+}

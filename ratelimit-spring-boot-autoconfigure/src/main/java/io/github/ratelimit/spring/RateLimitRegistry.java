@@ -1,0 +1,124 @@
+package io.github.ratelimit.spring;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.core.Limit;
+import io.github.ratelimit.core.Policy;
+import io.github.ratelimit.core.RateLimiterBackend;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Every policy of the application: those configured (which win) and those declared by {@code @RateLimited}
+ * annotations that carry their own limits.
+ */
+public class RateLimitRegistry {
+
+	private final RateLimiterBackend backend;
+
+	private final Map<String, PolicyDefinition> configured;
+
+	private final ConcurrentMap<String, PolicyDefinition> declared = new ConcurrentHashMap<>();
+
+	private final List<PolicyDefinition> filterPolicies;
+
+	private final Algorithm defaultAlgorithm;
+
+	private final FailureMode defaultFailureMode;
+
+	private final KeyResolver defaultKeyResolver;
+
+	/**
+	 * Creates the registry.
+	 * @param backend the backend of declared policies
+	 * @param configured the configured policies
+	 * @param defaultAlgorithm the algorithm of declared policies that name none
+	 * @param defaultFailureMode the failure mode of declared policies
+	 * @param defaultKeyResolver the key resolver of declared policies
+	 */
+	public RateLimitRegistry(RateLimiterBackend backend, Collection<PolicyDefinition> configured,
+			Algorithm defaultAlgorithm, FailureMode defaultFailureMode, KeyResolver defaultKeyResolver) {
+		this.backend = backend;
+		Map<String, PolicyDefinition> byName = new LinkedHashMap<>();
+		configured.forEach((policy) -> byName.put(policy.name(), policy));
+		this.configured = byName;
+		this.filterPolicies = configured.stream().filter((policy) -> !policy.paths().isEmpty()).toList();
+		this.defaultAlgorithm = defaultAlgorithm;
+		this.defaultFailureMode = defaultFailureMode;
+		this.defaultKeyResolver = defaultKeyResolver;
+	}
+
+	/**
+	 * The backend the policies are decided by.
+	 * @return the backend
+	 */
+	public RateLimiterBackend backend() {
+		return this.backend;
+	}
+
+	/**
+	 * Every policy: the configured ones in configuration order, then those declared by annotations.
+	 * @return the policies
+	 */
+	public List<PolicyDefinition> policies() {
+		List<PolicyDefinition> all = new ArrayList<>(this.configured.values());
+		this.declared.values().stream()
+			.sorted(java.util.Comparator.comparing(PolicyDefinition::name))
+			.forEach(all::add);
+		return all;
+	}
+
+	/**
+	 * The configured policies that have paths, applied by the servlet filter.
+	 * @return the filter's policies
+	 */
+	public List<PolicyDefinition> filterPolicies() {
+		return this.filterPolicies;
+	}
+
+	/**
+	 * Finds a policy by name.
+	 * @param name the name
+	 * @return the policy, if configured or declared
+	 */
+	public Optional<PolicyDefinition> find(String name) {
+		PolicyDefinition policy = this.configured.get(name);
+		return Optional.ofNullable((policy != null) ? policy : this.declared.get(name));
+	}
+
+	/**
+	 * The policy of a {@code @RateLimited} annotation: the configured policy of that name if there is one, else a
+	 * policy of the annotation's own limits.
+	 * @param name the policy name
+	 * @param limits the annotation's limits, such as {@code "10/1m"}
+	 * @param algorithm the annotation's algorithm, or {@code null} for the default
+	 * @return the policy
+	 * @throws IllegalStateException when no policy of that name is configured and the annotation has no limits
+	 * @throws IllegalArgumentException when the annotation's limits are invalid
+	 */
+	public PolicyDefinition declare(String name, List<String> limits, @Nullable Algorithm algorithm) {
+		PolicyDefinition policy = this.configured.get(name);
+		if (policy != null) {
+			return policy;
+		}
+		if (limits.isEmpty()) {
+			throw new IllegalStateException("No rate limit policy '" + name
+					+ "': configure ratelimit.policies." + name + ".limits or give the annotation limits");
+		}
+		return this.declared.computeIfAbsent(name, (key) -> {
+			Policy declaredPolicy = new Policy(name, (algorithm != null) ? algorithm : this.defaultAlgorithm,
+					limits.stream().map(Limit::parse).toList());
+			return new PolicyDefinition(declaredPolicy, this.backend.create(declaredPolicy), "ip",
+					this.defaultKeyResolver, List.of(), List.of(), Set.of(), 1, this.defaultFailureMode, false);
+		});
+	}
+
+}

@@ -1,0 +1,88 @@
+package io.github.ratelimit.spring.annotation;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Repeatable;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+import org.springframework.core.annotation.AliasFor;
+
+/**
+ * Rate limits calls of a method, or of every public method of a class, by a policy. A call refused by the policy
+ * throws {@link io.github.ratelimit.spring.RateLimitExceededException}, which Spring MVC renders as 429.
+ * <pre class="code">
+ * &#64;RateLimited("orders")                                  // policy from ratelimit.policies.orders
+ * &#64;RateLimited(limits = {"10/1m", "500/1d"}, key = "#customerId")
+ * &#64;RateLimited(name = "exports", limits = "5/1h", cost = "#rows / 1000 + 1")
+ * </pre>
+ * Repeatable: every annotation is enforced, in order, and the first refusal stops the call (permits already taken
+ * by earlier annotations stay taken). Annotations on the class apply before those on the method.
+ */
+@Target({ ElementType.METHOD, ElementType.TYPE })
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+@Repeatable(RateLimited.List.class)
+public @interface RateLimited {
+
+	/**
+	 * The policy name; defaults to {@code SimpleClassName.method}.
+	 * @return the policy name
+	 */
+	@AliasFor("name")
+	String value() default "";
+
+	/**
+	 * The policy name; defaults to {@code SimpleClassName.method}.
+	 * @return the policy name
+	 */
+	@AliasFor("value")
+	String name() default "";
+
+	/**
+	 * The limits, such as {@code {"10/1m", "500/1d"}}, used when no {@code ratelimit.policies.<name>} is configured:
+	 * configuration wins.
+	 * @return the limits
+	 */
+	String[] limits() default {};
+
+	/**
+	 * A SpEL expression for the client key, over the method's arguments by name ({@code #customerId}, or
+	 * {@code #p0}), with {@code #request} (the current {@code HttpServletRequest}, if any) and {@code #principal}
+	 * (its user principal, if any). Defaults to the configured policy's key strategy inside a web request (the client
+	 * IP unless configured otherwise), else one global key.
+	 * @return the key expression
+	 */
+	String key() default "";
+
+	/**
+	 * The permits a call costs: a number or a SpEL expression over the arguments, as for {@link #key()}. Defaults to
+	 * the configured policy's cost, else 1.
+	 * @return the cost expression
+	 */
+	String cost() default "";
+
+	/**
+	 * The algorithm, such as {@code gcra}, for a policy that is not configured; defaults to {@code ratelimit.algorithm}.
+	 * @return the algorithm name
+	 */
+	String algorithm() default "";
+
+	/**
+	 * Holds several {@link RateLimited} annotations on one element.
+	 */
+	@Target({ ElementType.METHOD, ElementType.TYPE })
+	@Retention(RetentionPolicy.RUNTIME)
+	@Documented
+	@interface List {
+
+		/**
+		 * The annotations.
+		 * @return the annotations
+		 */
+		RateLimited[] value();
+
+	}
+
+}

@@ -1,0 +1,202 @@
+package io.github.ratelimit.spring.annotation;
+
+import java.lang.reflect.Method;
+import java.net.URI;
+import java.security.Principal;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.spring.PolicyDefinition;
+import io.github.ratelimit.spring.RateLimitEnforcer;
+import io.github.ratelimit.spring.RateLimitExceededException;
+import io.github.ratelimit.spring.RateLimitOutcome;
+import io.github.ratelimit.spring.RateLimitRegistry;
+import io.github.ratelimit.spring.web.RateLimitHeaders;
+import io.github.ratelimit.spring.web.RequestKeyResolvers;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.aspectj.lang.ProceedingJoinPoint;
+import org.aspectj.lang.annotation.Around;
+import org.aspectj.lang.annotation.Aspect;
+import org.aspectj.lang.reflect.MethodSignature;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.context.expression.MethodBasedEvaluationContext;
+import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.Ordered;
+import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.core.annotation.MergedAnnotation;
+import org.springframework.core.annotation.MergedAnnotations;
+import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
+import org.springframework.expression.Expression;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.StringUtils;
+import org.springframework.web.context.request.RequestAttributes;
+import org.springframework.web.context.request.RequestContextHolder;
+import org.springframework.web.context.request.ServletRequestAttributes;
+
+/**
+ * Enforces {@link RateLimited} on the public methods of Spring beans. Ordered early, so a refused call starts no
+ * transaction and reaches no cache.
+ */
+@Aspect
+public class RateLimitedAspect implements Ordered {
+
+	private static final boolean SERVLET_PRESENT = ClassUtils.isPresent("jakarta.servlet.http.HttpServletRequest",
+			RateLimitedAspect.class.getClassLoader());
+
+	private final RateLimitRegistry registry;
+
+	private final RateLimitEnforcer enforcer;
+
+	private final RateLimitHeaders headers;
+
+	private final SpelExpressionParser parser = new SpelExpressionParser();
+
+	private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
+
+	private final Map<Method, List<Limited>> cache = new ConcurrentHashMap<>();
+
+	/**
+	 * Creates the aspect.
+	 * @param registry the policies
+	 * @param enforcer the enforcer
+	 * @param headers the header writer, for responses of admitted calls inside web requests
+	 */
+	public RateLimitedAspect(RateLimitRegistry registry, RateLimitEnforcer enforcer, RateLimitHeaders headers) {
+		this.registry = registry;
+		this.enforcer = enforcer;
+		this.headers = headers;
+	}
+
+	@Override
+	public int getOrder() {
+		return Ordered.HIGHEST_PRECEDENCE + 1000;
+	}
+
+	/**
+	 * Enforces every {@link RateLimited} of the called method and its class, then proceeds.
+	 * @param call the call
+	 * @return what the method returns
+	 * @throws Throwable what the method throws, or a {@link RateLimitExceededException}
+	 */
+	@Around("execution(public * *(..)) && (@within(io.github.ratelimit.spring.annotation.RateLimited) "
+			+ "|| @within(io.github.ratelimit.spring.annotation.RateLimited.List) "
+			+ "|| @annotation(io.github.ratelimit.spring.annotation.RateLimited) "
+			+ "|| @annotation(io.github.ratelimit.spring.annotation.RateLimited.List))")
+	public @Nullable Object limit(ProceedingJoinPoint call) throws Throwable {
+		Method method = ((MethodSignature) call.getSignature()).getMethod();
+		Class<?> target = (call.getTarget() != null) ? AopUtils.getTargetClass(call.getTarget())
+				: method.getDeclaringClass();
+		Method specific = AopUtils.getMostSpecificMethod(method, target);
+		HttpServletRequest request = currentRequest();
+		for (Limited limited : this.cache.computeIfAbsent(specific, (key) -> limitsOf(specific, target))) {
+			enforce(limited, specific, call.getArgs(), request);
+		}
+		return call.proceed();
+	}
+
+	private void enforce(Limited limited, Method method, Object[] args, @Nullable HttpServletRequest request) {
+		PolicyDefinition policy = this.registry.declare(limited.name(), limited.limits(), limited.algorithm());
+		String key = key(limited, policy, method, args, request);
+		long permits = (limited.cost() != null) ? cost(limited.cost(), method, args, request) : policy.cost();
+		RateLimitOutcome outcome = this.enforcer.enforce(policy, key, permits);
+		if (outcome.refused()) {
+			throw new RateLimitExceededException(policy, outcome.decision(),
+					(request != null) ? URI.create(request.getRequestURI()) : null);
+		}
+		HttpServletResponse response = currentResponse();
+		if (response != null && !policy.shadow() && !response.isCommitted()) {
+			this.headers.write(policy, outcome.decision(), response);
+		}
+	}
+
+	private String key(Limited limited, PolicyDefinition policy, Method method, Object[] args,
+			@Nullable HttpServletRequest request) {
+		String key = null;
+		if (limited.key() != null) {
+			Object value = limited.key().getValue(context(method, args, request));
+			key = (value != null) ? value.toString() : null;
+		}
+		else if (request != null) {
+			key = policy.keyResolver().resolve(request);
+		}
+		if (StringUtils.hasLength(key)) {
+			return key;
+		}
+		return (request != null) ? request.getRemoteAddr() : RequestKeyResolvers.GLOBAL_KEY;
+	}
+
+	private long cost(Expression cost, Method method, Object[] args, @Nullable HttpServletRequest request) {
+		Number value = cost.getValue(context(method, args, request), Number.class);
+		if (value == null) {
+			throw new IllegalArgumentException("@RateLimited cost '" + cost.getExpressionString() + "' on "
+					+ method + " evaluated to null");
+		}
+		return value.longValue();
+	}
+
+	private MethodBasedEvaluationContext context(Method method, Object[] args, @Nullable HttpServletRequest request) {
+		MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(null, method, args,
+				this.parameterNames);
+		if (request != null) {
+			context.setVariable("request", request);
+			Principal principal = request.getUserPrincipal();
+			context.setVariable("principal", principal);
+		}
+		return context;
+	}
+
+	private List<Limited> limitsOf(Method method, Class<?> target) {
+		List<Limited> limits = new ArrayList<>();
+		MergedAnnotations.from(target, SearchStrategy.TYPE_HIERARCHY).stream(RateLimited.class)
+			.forEach((annotation) -> limits.add(limited(annotation, method, target)));
+		MergedAnnotations.from(method, SearchStrategy.TYPE_HIERARCHY).stream(RateLimited.class)
+			.forEach((annotation) -> limits.add(limited(annotation, method, target)));
+		return List.copyOf(limits);
+	}
+
+	private Limited limited(MergedAnnotation<RateLimited> annotation, Method method, Class<?> target) {
+		String name = annotation.getString("name");
+		String algorithm = annotation.getString("algorithm");
+		String key = annotation.getString("key");
+		String cost = annotation.getString("cost");
+		return new Limited(StringUtils.hasText(name) ? name : target.getSimpleName() + "." + method.getName(),
+				Arrays.asList(annotation.getStringArray("limits")),
+				StringUtils.hasText(algorithm) ? Algorithm.of(algorithm) : null,
+				StringUtils.hasText(key) ? this.parser.parseExpression(key) : null,
+				StringUtils.hasText(cost) ? this.parser.parseExpression(cost) : null);
+	}
+
+	private static @Nullable HttpServletRequest currentRequest() {
+		ServletRequestAttributes attributes = servletAttributes();
+		return (attributes != null) ? attributes.getRequest() : null;
+	}
+
+	private static @Nullable HttpServletResponse currentResponse() {
+		ServletRequestAttributes attributes = servletAttributes();
+		return (attributes != null) ? attributes.getResponse() : null;
+	}
+
+	private static @Nullable ServletRequestAttributes servletAttributes() {
+		if (!SERVLET_PRESENT) {
+			return null;
+		}
+		RequestAttributes attributes = RequestContextHolder.getRequestAttributes();
+		return (attributes instanceof ServletRequestAttributes servlet) ? servlet : null;
+	}
+
+	/**
+	 * One {@link RateLimited} annotation of a method, its expressions parsed once.
+	 */
+	private record Limited(String name, List<String> limits, @Nullable Algorithm algorithm,
+			@Nullable Expression key, @Nullable Expression cost) {
+	}
+
+}

@@ -1,0 +1,99 @@
+package io.github.ratelimit.spring.web;
+
+import java.io.IOException;
+import java.net.URI;
+import java.util.List;
+
+import io.github.ratelimit.spring.PolicyDefinition;
+import io.github.ratelimit.spring.RateLimitEnforcer;
+import io.github.ratelimit.spring.RateLimitExceededException;
+import io.github.ratelimit.spring.RateLimitOutcome;
+import io.github.ratelimit.spring.RateLimitRegistry;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.http.server.PathContainer;
+import org.springframework.web.filter.OncePerRequestFilter;
+import org.springframework.web.util.ServletRequestPathUtils;
+
+/**
+ * Applies every configured policy with {@code paths} to the requests they match. A request refused by any of them
+ * is answered with 429 and never reaches the application; an admitted one carries the headers of the policy with the
+ * fewest permits left. Shadow policies never change the response.
+ */
+public class RateLimitFilter extends OncePerRequestFilter {
+
+	private final RateLimitRegistry registry;
+
+	private final RateLimitEnforcer enforcer;
+
+	private final RateLimitHeaders headers;
+
+	private final ProblemResponseWriter problems;
+
+	/**
+	 * Creates the filter.
+	 * @param registry the policies
+	 * @param enforcer the enforcer
+	 * @param headers the header writer
+	 * @param problems the writer of problem responses
+	 */
+	public RateLimitFilter(RateLimitRegistry registry, RateLimitEnforcer enforcer, RateLimitHeaders headers,
+			ProblemResponseWriter problems) {
+		this.registry = registry;
+		this.enforcer = enforcer;
+		this.headers = headers;
+		this.problems = problems;
+	}
+
+	@Override
+	protected boolean shouldNotFilter(HttpServletRequest request) {
+		return this.registry.filterPolicies().isEmpty();
+	}
+
+	@Override
+	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+			throws ServletException, IOException {
+		PathContainer path = ServletRequestPathUtils.parseAndCache(request).pathWithinApplication();
+		List<PolicyDefinition> policies = this.registry.filterPolicies();
+		RateLimitOutcome shown = null;
+		for (PolicyDefinition policy : policies) {
+			if (!policy.appliesTo(request, path)) {
+				continue;
+			}
+			RateLimitOutcome outcome = this.enforcer.enforce(policy, key(policy, request), policy.cost());
+			if (outcome.refused()) {
+				refuse(outcome, request, response);
+				return;
+			}
+			if (!policy.shadow() && fewerRemaining(outcome, shown)) {
+				shown = outcome;
+			}
+		}
+		if (shown != null) {
+			this.headers.write(shown.policy(), shown.decision(), response);
+		}
+		chain.doFilter(request, response);
+	}
+
+	private void refuse(RateLimitOutcome outcome, HttpServletRequest request, HttpServletResponse response)
+			throws IOException {
+		RateLimitExceededException refusal = new RateLimitExceededException(outcome.policy(),
+				outcome.decision(), URI.create(request.getRequestURI()));
+		this.headers.write(outcome.policy(), outcome.decision(), response);
+		this.problems.write(refusal, response);
+	}
+
+	private static String key(PolicyDefinition policy, HttpServletRequest request) {
+		String key = policy.keyResolver().resolve(request);
+		return (key != null && !key.isEmpty()) ? key : request.getRemoteAddr();
+	}
+
+	private static boolean fewerRemaining(RateLimitOutcome outcome, @Nullable RateLimitOutcome shown) {
+		return shown == null || outcome.decision().remaining() < shown.decision().remaining();
+	}
+
+}

@@ -1,0 +1,137 @@
+package io.github.ratelimit.spring.web;
+
+import java.security.Principal;
+
+import io.github.ratelimit.spring.KeyResolver;
+import jakarta.servlet.http.HttpServletRequest;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.NoSuchBeanDefinitionException;
+import org.springframework.expression.Expression;
+import org.springframework.expression.ParseException;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.expression.spel.support.StandardEvaluationContext;
+import org.springframework.util.StringUtils;
+
+/**
+ * The key strategies of configuration: {@code ip}, {@code global}, {@code principal}, {@code header:<Name>},
+ * {@code param:<name>}, {@code expr:<SpEL over the request>} and {@code bean:<KeyResolver bean>}.
+ * <p>
+ * {@code ip} is {@link HttpServletRequest#getRemoteAddr()}: behind a proxy, turn on Spring Boot's forwarded header
+ * support ({@code server.forward-headers-strategy}); {@code X-Forwarded-For} is never trusted here. A strategy that
+ * finds nothing (a missing header, an anonymous user) counts the request under the client's IP address.
+ */
+public final class RequestKeyResolvers {
+
+	/** The key of every request under the {@code global} strategy. */
+	public static final String GLOBAL_KEY = "global";
+
+	private static final SpelExpressionParser PARSER = new SpelExpressionParser();
+
+	private static final KeyResolver IP = HttpServletRequest::getRemoteAddr;
+
+	private RequestKeyResolvers() {
+	}
+
+	/**
+	 * The client's IP address as the servlet container reports it.
+	 * @return the resolver
+	 */
+	public static KeyResolver ip() {
+		return IP;
+	}
+
+	/**
+	 * The resolver of a configured key strategy, falling back to the client's IP address.
+	 * @param strategy the strategy, such as {@code header:X-Api-Key}
+	 * @param beanFactory where {@code bean:} resolvers are looked up
+	 * @return the resolver
+	 * @throws IllegalArgumentException when the strategy is unknown, incomplete, an unparsable expression, or names
+	 * no {@link KeyResolver} bean
+	 */
+	public static KeyResolver of(String strategy, BeanFactory beanFactory) {
+		String trimmed = strategy.trim();
+		int colon = trimmed.indexOf(':');
+		String kind = (colon < 0) ? trimmed : trimmed.substring(0, colon);
+		String argument = (colon < 0) ? "" : trimmed.substring(colon + 1).trim();
+		return switch (kind) {
+			case "ip" -> noArgument(strategy, argument, IP);
+			case "global" -> noArgument(strategy, argument, (request) -> GLOBAL_KEY);
+			case "principal" -> orIp(noArgument(strategy, argument, RequestKeyResolvers::principal));
+			case "header" -> header(required(strategy, argument));
+			case "param" -> parameter(required(strategy, argument));
+			case "expr" -> orIp(expression(strategy, required(strategy, argument)));
+			case "bean" -> orIp(bean(strategy, required(strategy, argument), beanFactory));
+			default -> throw new IllegalArgumentException("Unknown key strategy '" + strategy
+					+ "'; expected ip, global, principal, header:<Name>, param:<name>, expr:<SpEL> or bean:<name>");
+		};
+	}
+
+	/**
+	 * A resolver that falls back to the client's IP address when another finds no key.
+	 * @param resolver the resolver
+	 * @return the resolver with the fallback
+	 */
+	public static KeyResolver orIp(KeyResolver resolver) {
+		return (request) -> {
+			String key = resolver.resolve(request);
+			return StringUtils.hasLength(key) ? key : request.getRemoteAddr();
+		};
+	}
+
+	private static KeyResolver header(String name) {
+		return orIp((request) -> request.getHeader(name));
+	}
+
+	private static KeyResolver parameter(String name) {
+		return orIp((request) -> request.getParameter(name));
+	}
+
+	private static @Nullable String principal(HttpServletRequest request) {
+		Principal principal = request.getUserPrincipal();
+		return (principal != null) ? principal.getName() : null;
+	}
+
+	private static KeyResolver expression(String strategy, String source) {
+		Expression expression;
+		try {
+			expression = PARSER.parseExpression(source);
+		}
+		catch (ParseException ex) {
+			throw new IllegalArgumentException("Key strategy '" + strategy + "' is not a valid SpEL expression: "
+					+ ex.getMessage(), ex);
+		}
+		return (request) -> {
+			StandardEvaluationContext context = new StandardEvaluationContext(request);
+			context.setVariable("request", request);
+			Object value = expression.getValue(context);
+			return (value != null) ? value.toString() : null;
+		};
+	}
+
+	private static KeyResolver bean(String strategy, String name, BeanFactory beanFactory) {
+		try {
+			return beanFactory.getBean(name, KeyResolver.class);
+		}
+		catch (NoSuchBeanDefinitionException ex) {
+			throw new IllegalArgumentException("Key strategy '" + strategy + "' names no KeyResolver bean '" + name
+					+ "'; declare a bean of type " + KeyResolver.class.getName() + " named '" + name + "'", ex);
+		}
+	}
+
+	private static KeyResolver noArgument(String strategy, String argument, KeyResolver resolver) {
+		if (!argument.isEmpty()) {
+			throw new IllegalArgumentException("Key strategy '" + strategy + "' takes no argument");
+		}
+		return resolver;
+	}
+
+	private static String required(String strategy, String argument) {
+		if (argument.isEmpty()) {
+			throw new IllegalArgumentException("Key strategy '" + strategy + "' needs a name after the colon");
+		}
+		return argument;
+	}
+
+}
