@@ -1,5 +1,7 @@
 package io.github.ratelimit.autoconfigure;
 
+import java.time.Clock;
+
 import io.github.ratelimit.core.RateLimiterBackend;
 import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
 import io.github.ratelimit.core.redis.RedisRateLimiterBackend;
@@ -12,12 +14,9 @@ import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
@@ -48,41 +47,27 @@ public final class RateLimitAutoConfiguration {
 		return new RateLimitHeaders(properties.getHeaders());
 	}
 
-	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnProperty(name = "ratelimit.backend", havingValue = "in-memory")
-	static class InMemoryBackendConfiguration {
-
-		@Bean
-		@ConditionalOnMissingBean
-		RateLimiterBackend rateLimiterBackend(RateLimitProperties properties) {
-			return new InMemoryRateLimiterBackend(java.time.Clock.systemUTC(), properties.getKeyPrefix());
-		}
-
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimiterBackend rateLimiterBackend(RateLimitProperties properties,
+			ObjectProvider<RedisConnectionFactory> connectionFactory) {
+		String prefix = properties.getKeyPrefix();
+		return ConfiguredPolicies.check("ratelimit.key-prefix", () -> switch (properties.getBackend()) {
+			case IN_MEMORY -> new InMemoryRateLimiterBackend(Clock.systemUTC(), prefix);
+			case REDIS -> new RedisRateLimiterBackend(redis(connectionFactory), prefix);
+		}, "use a non-blank prefix without '{' or '}'");
 	}
 
-	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnProperty(name = "ratelimit.backend", havingValue = "redis", matchIfMissing = true)
-	@ConditionalOnClass(RedisConnectionFactory.class)
-	static class RedisBackendConfiguration {
-
-		@Bean
-		@ConditionalOnMissingBean
-		RateLimiterBackend rateLimiterBackend(RateLimitProperties properties,
-				ObjectProvider<RedisConnectionFactory> connectionFactory) {
-			RedisConnectionFactory redis = connectionFactory.getIfAvailable();
-			if (redis == null) {
-				throw new InvalidRateLimitConfigurationException("ratelimit.backend",
-						"the redis backend needs a RedisConnectionFactory and the application has none",
-						"add spring-boot-starter-data-redis (and spring.data.redis.* settings), or set "
-								+ "ratelimit.backend=in-memory for a single instance",
-						null);
-			}
-			String prefix = ConfiguredPolicies.check("ratelimit.key-prefix", properties::getKeyPrefix,
-					"use a prefix without '{' or '}'");
-			return ConfiguredPolicies.check("ratelimit.key-prefix", () -> new RedisRateLimiterBackend(redis, prefix),
-					"use a non-blank prefix without '{' or '}'");
+	private static RedisConnectionFactory redis(ObjectProvider<RedisConnectionFactory> connectionFactory) {
+		RedisConnectionFactory redis = connectionFactory.getIfAvailable();
+		if (redis == null) {
+			throw new InvalidRateLimitConfigurationException("ratelimit.backend",
+					"the redis backend needs a RedisConnectionFactory and the application has none",
+					"add spring-boot-starter-data-redis (and spring.data.redis.* settings), or set "
+							+ "ratelimit.backend=in-memory for a single instance",
+					null);
 		}
-
+		return redis;
 	}
 
 }

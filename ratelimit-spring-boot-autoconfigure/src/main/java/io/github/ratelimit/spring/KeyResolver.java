@@ -13,8 +13,8 @@ public interface KeyResolver {
 	/**
 	 * The client key of a request.
 	 * @param request the request
-	 * @return the key, or {@code null} or empty when the request has none, in which case the client's IP address is
-	 * used
+	 * @return the key; a resolver named in configuration may return {@code null} or an empty key when the request
+	 * has none, and the request is then counted under the client's IP address
 	 */
 	@Nullable String resolve(HttpServletRequest request);
 

@@ -38,6 +38,16 @@ public record PolicyDefinition(Policy policy, RateLimiter limiter, String keyStr
 	}
 
 	/**
+	 * The client key of a request under this policy.
+	 * @param request the request
+	 * @return the key from the policy's key strategy, or the client's IP address when it finds none
+	 */
+	public String keyOf(HttpServletRequest request) {
+		String key = this.keyResolver.resolve(request);
+		return (key != null && !key.isEmpty()) ? key : request.getRemoteAddr();
+	}
+
+	/**
 	 * Whether the servlet filter applies this policy to a request.
 	 * @param request the request
 	 * @param path the request's path within the application

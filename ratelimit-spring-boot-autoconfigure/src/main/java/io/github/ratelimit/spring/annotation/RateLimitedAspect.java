@@ -42,7 +42,7 @@ import org.springframework.web.context.request.RequestContextHolder;
 import org.springframework.web.context.request.ServletRequestAttributes;
 
 /**
- * Enforces {@link RateLimited} on the public methods of Spring beans. Ordered early, so a refused call starts no
+ * Enforces {@link RateLimited} on methods of Spring beans (every public method, for an annotated class). Ordered early, so a refused call starts no
  * transaction and reaches no cache.
  */
 @Aspect
@@ -86,10 +86,10 @@ public class RateLimitedAspect implements Ordered {
 	 * @return what the method returns
 	 * @throws Throwable what the method throws, or a {@link RateLimitExceededException}
 	 */
-	@Around("execution(public * *(..)) && (@within(io.github.ratelimit.spring.annotation.RateLimited) "
-			+ "|| @within(io.github.ratelimit.spring.annotation.RateLimited.List) "
+	@Around("(execution(public * *(..)) && (@within(io.github.ratelimit.spring.annotation.RateLimited) "
+			+ "|| @within(io.github.ratelimit.spring.annotation.RateLimited.List))) "
 			+ "|| @annotation(io.github.ratelimit.spring.annotation.RateLimited) "
-			+ "|| @annotation(io.github.ratelimit.spring.annotation.RateLimited.List))")
+			+ "|| @annotation(io.github.ratelimit.spring.annotation.RateLimited.List)")
 	public @Nullable Object limit(ProceedingJoinPoint call) throws Throwable {
 		Method method = ((MethodSignature) call.getSignature()).getMethod();
 		Class<?> target = (call.getTarget() != null) ? AopUtils.getTargetClass(call.getTarget())
@@ -119,18 +119,19 @@ public class RateLimitedAspect implements Ordered {
 
 	private String key(Limited limited, PolicyDefinition policy, Method method, Object[] args,
 			@Nullable HttpServletRequest request) {
-		String key = null;
-		if (limited.key() != null) {
-			Object value = limited.key().getValue(context(method, args, request));
-			key = (value != null) ? value.toString() : null;
+		Expression expression = limited.key();
+		if (request != null && expression == null) {
+			return policy.keyOf(request);
 		}
-		else if (request != null) {
-			key = policy.keyResolver().resolve(request);
+		if (request != null) {
+			String key = RequestKeyResolvers.orIp((current) -> {
+				Object value = expression.getValue(context(method, args, current));
+				return (value != null) ? value.toString() : null;
+			}).resolve(request);
+			return (key != null) ? key : request.getRemoteAddr();
 		}
-		if (StringUtils.hasLength(key)) {
-			return key;
-		}
-		return (request != null) ? request.getRemoteAddr() : RequestKeyResolvers.GLOBAL_KEY;
+		Object value = (expression != null) ? expression.getValue(context(method, args, null)) : null;
+		return (value != null && !value.toString().isEmpty()) ? value.toString() : RequestKeyResolvers.GLOBAL_KEY;
 	}
 
 	private long cost(Expression cost, Method method, Object[] args, @Nullable HttpServletRequest request) {

@@ -29,7 +29,6 @@ public class ProblemResponseWriter {
 		response.setStatus(error.getStatusCode().value());
 		RateLimitHeaders.copy(error.getHeaders(), response);
 		response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
-		response.setCharacterEncoding("UTF-8");
 		this.mapper.writeValue(response.getOutputStream(), error.getBody());
 	}
 

@@ -64,7 +64,7 @@ public class RateLimitFilter extends OncePerRequestFilter {
 			if (!policy.appliesTo(request, path)) {
 				continue;
 			}
-			RateLimitOutcome outcome = this.enforcer.enforce(policy, key(policy, request), policy.cost());
+			RateLimitOutcome outcome = this.enforcer.enforce(policy, policy.keyOf(request), policy.cost());
 			if (outcome.refused()) {
 				refuse(outcome, request, response);
 				return;
@@ -85,11 +85,6 @@ public class RateLimitFilter extends OncePerRequestFilter {
 				outcome.decision(), URI.create(request.getRequestURI()));
 		this.headers.write(outcome.policy(), outcome.decision(), response);
 		this.problems.write(refusal, response);
-	}
-
-	private static String key(PolicyDefinition policy, HttpServletRequest request) {
-		String key = policy.keyResolver().resolve(request);
-		return (key != null && !key.isEmpty()) ? key : request.getRemoteAddr();
 	}
 
 	private static boolean fewerRemaining(RateLimitOutcome outcome, @Nullable RateLimitOutcome shown) {

@@ -7,6 +7,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanNotOfRequiredTypeException;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
@@ -20,7 +21,8 @@ import org.springframework.util.StringUtils;
  * <p>
  * {@code ip} is {@link HttpServletRequest#getRemoteAddr()}: behind a proxy, turn on Spring Boot's forwarded header
  * support ({@code server.forward-headers-strategy}); {@code X-Forwarded-For} is never trusted here. A strategy that
- * finds nothing (a missing header, an anonymous user) counts the request under the client's IP address.
+ * finds nothing (a missing header, an anonymous user) counts the request under the client's IP address, as the key
+ * {@code ip:<address>} (see {@link #orIp(KeyResolver)}).
  */
 public final class RequestKeyResolvers {
 
@@ -30,6 +32,10 @@ public final class RequestKeyResolvers {
 	private static final SpelExpressionParser PARSER = new SpelExpressionParser();
 
 	private static final KeyResolver IP = HttpServletRequest::getRemoteAddr;
+
+	private static final String FALLBACK_PREFIX = "ip:";
+
+	private static final String ESCAPE = "~";
 
 	private RequestKeyResolvers() {
 	}
@@ -69,14 +75,20 @@ public final class RequestKeyResolvers {
 	}
 
 	/**
-	 * A resolver that falls back to the client's IP address when another finds no key.
+	 * A resolver that falls back to the client's IP address when another finds no key. The fallback key is
+	 * {@code ip:<address>}, and a key found that could be mistaken for one (starting with {@code ip:} or
+	 * {@code ~}) is prefixed with {@code ~}, so a client cannot spend another's fallback quota by sending its address
+	 * as, say, an API key.
 	 * @param resolver the resolver
 	 * @return the resolver with the fallback
 	 */
 	public static KeyResolver orIp(KeyResolver resolver) {
 		return (request) -> {
 			String key = resolver.resolve(request);
-			return StringUtils.hasLength(key) ? key : request.getRemoteAddr();
+			if (!StringUtils.hasLength(key)) {
+				return FALLBACK_PREFIX + request.getRemoteAddr();
+			}
+			return (key.startsWith(FALLBACK_PREFIX) || key.startsWith(ESCAPE)) ? ESCAPE + key : key;
 		};
 	}
 
@@ -114,7 +126,7 @@ public final class RequestKeyResolvers {
 		try {
 			return beanFactory.getBean(name, KeyResolver.class);
 		}
-		catch (NoSuchBeanDefinitionException ex) {
+		catch (NoSuchBeanDefinitionException | BeanNotOfRequiredTypeException ex) {
 			throw new IllegalArgumentException("Key strategy '" + strategy + "' names no KeyResolver bean '" + name
 					+ "'; declare a bean of type " + KeyResolver.class.getName() + " named '" + name + "'", ex);
 		}

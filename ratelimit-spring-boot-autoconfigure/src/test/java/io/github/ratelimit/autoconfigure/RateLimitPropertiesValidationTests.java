@@ -1,0 +1,212 @@
+package io.github.ratelimit.autoconfigure;
+
+import io.github.ratelimit.spring.KeyResolver;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests that invalid {@code ratelimit.*} configuration stops start-up with an exception, and a failure analysis,
+ * naming the property and the fix.
+ */
+class RateLimitPropertiesValidationTests {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class))
+		.withPropertyValues("ratelimit.backend=in-memory");
+
+	@Test
+	void policyWithoutLimitsShouldFailStartUp() {
+		assertInvalid("ratelimit.policies.hello.limits", "at least one limit",
+				"ratelimit.policies.hello.paths=/api/**");
+	}
+
+	@Test
+	void limitThatIsNotCapacityPerPeriodShouldFailStartUp() {
+		assertInvalid("ratelimit.policies.hello.limits[0]", "\"100/1m\"", "ratelimit.policies.hello.limits=lots");
+	}
+
+	@Test
+	void limitWithZeroCapacityShouldFailStartUp() {
+		assertInvalid("ratelimit.policies.hello.limits[0]", "\"100/1m\"", "ratelimit.policies.hello.limits=0/1m");
+	}
+
+	@Test
+	void limitWithZeroPeriodShouldFailStartUp() {
+		assertInvalid("ratelimit.policies.hello.limits[0]", "\"100/1m\"", "ratelimit.policies.hello.limits=5/0s");
+	}
+
+	@Test
+	void limitWithNegativePeriodShouldFailStartUp() {
+		assertInvalid("ratelimit.policies.hello.limits[0]", "\"100/1m\"", "ratelimit.policies.hello.limits=5/-1s");
+	}
+
+	@Test
+	void limitObjectWithNegativePeriodShouldFailStartUp() {
+		assertInvalid("ratelimit.policies.hello.limits[0]", "{capacity: 100, period: 1m}",
+				"ratelimit.policies.hello.limits[0].capacity=5", "ratelimit.policies.hello.limits[0].period=-1s");
+	}
+
+	@Test
+	void limitObjectWithZeroCapacityShouldFailStartUp() {
+		assertInvalid("ratelimit.policies.hello.limits[0]", "{capacity: 100, period: 1m}",
+				"ratelimit.policies.hello.limits[0].capacity=0", "ratelimit.policies.hello.limits[0].period=1m");
+	}
+
+	@Test
+	void limitObjectWithoutPeriodShouldFailStartUp() {
+		assertInvalid("ratelimit.policies.hello.limits[0]", "{capacity: 100, period: 1m}",
+				"ratelimit.policies.hello.limits[0].capacity=5");
+	}
+
+	@Test
+	void secondLimitWhenInvalidShouldBeNamedByItsIndex() {
+		assertInvalid("ratelimit.policies.hello.limits[1]", "\"100/1m\"",
+				"ratelimit.policies.hello.limits=5/1s,lots");
+	}
+
+	@Test
+	void unknownAlgorithmShouldFailStartUpNamingTheProperty() {
+		this.contextRunner
+			.withPropertyValues("ratelimit.policies.x.limits=5/1s", "ratelimit.policies.x.algorithm=leaky")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure()).hasStackTraceContaining("ratelimit.policies.x.algorithm");
+				assertThat(findCause(context.getStartupFailure(), BindException.class).getMessage())
+					.contains("ratelimit.policies.x.algorithm");
+			});
+	}
+
+	@Test
+	void unknownDefaultAlgorithmShouldFailStartUpNamingTheProperty() {
+		this.contextRunner.withPropertyValues("ratelimit.algorithm=leaky")
+			.run((context) -> assertThat(findCause(context.getStartupFailure(), BindException.class).getMessage())
+				.contains("ratelimit.algorithm"));
+	}
+
+	@Test
+	void unknownKeyStrategyShouldFailStartUp() {
+		assertInvalid("ratelimit.policies.hello.key", "header:<Name>", "ratelimit.policies.hello.limits=5/1s",
+				"ratelimit.policies.hello.key=cookie:session");
+	}
+
+	@Test
+	void keyStrategyWithAnUnexpectedArgumentShouldFailStartUp() {
+		assertInvalid("ratelimit.policies.hello.key", "header:<Name>", "ratelimit.policies.hello.limits=5/1s",
+				"ratelimit.policies.hello.key=ip:v6");
+	}
+
+	@Test
+	void keyStrategyBeanWhenBeanIsMissingShouldFailStartUp() {
+		assertInvalid("ratelimit.policies.hello.key", "bean:<KeyResolver bean>", "ratelimit.policies.hello.limits=5/1s",
+				"ratelimit.policies.hello.key=bean:tenantKeys");
+	}
+
+	@Test
+	void keyStrategyBeanWhenBeanIsNotAKeyResolverShouldFailStartUp() {
+		this.contextRunner.withBean("tenantKeys", String.class, () -> "not a key resolver")
+			.withPropertyValues("ratelimit.policies.hello.limits=5/1s", "ratelimit.policies.hello.key=bean:tenantKeys")
+			.run((context) -> assertAnalysis(InvalidConfiguration.of(context), context.getStartupFailure(),
+					"ratelimit.policies.hello.key", "bean:<KeyResolver bean>"));
+	}
+
+	@Test
+	void keyStrategyBeanWhenBeanExistsShouldBeUsed() {
+		KeyResolver tenants = (request) -> request.getHeader("X-Tenant");
+		this.contextRunner.withBean("tenantKeys", KeyResolver.class, () -> tenants)
+			.withPropertyValues("ratelimit.policies.hello.limits=5/1s", "ratelimit.policies.hello.key=bean:tenantKeys")
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
+	void keyStrategyHeaderWithoutNameShouldFailStartUp() {
+		assertInvalid("ratelimit.policies.hello.key", "header:<Name>", "ratelimit.policies.hello.limits=5/1s",
+				"ratelimit.policies.hello.key=header:");
+	}
+
+	@Test
+	void keyStrategyParamWithoutNameShouldFailStartUp() {
+		assertInvalid("ratelimit.policies.hello.key", "param:<name>", "ratelimit.policies.hello.limits=5/1s",
+				"ratelimit.policies.hello.key=param:");
+	}
+
+	@Test
+	void keyStrategyExprWithInvalidSpelShouldFailStartUp() {
+		assertInvalid("ratelimit.policies.hello.key", "expr:<SpEL>", "ratelimit.policies.hello.limits=5/1s",
+				"ratelimit.policies.hello.key=expr:getHeader('X-Tenant'");
+	}
+
+	@Test
+	void pathThatIsNotAPathPatternShouldFailStartUp() {
+		assertInvalid("ratelimit.policies.hello.paths[1]", "PathPattern", "ratelimit.policies.hello.limits=5/1s",
+				"ratelimit.policies.hello.paths=/api/hello,/api/{id");
+	}
+
+	@Test
+	void excludePathThatIsNotAPathPatternShouldFailStartUp() {
+		assertInvalid("ratelimit.policies.hello.exclude-paths[0]", "PathPattern",
+				"ratelimit.policies.hello.limits=5/1s", "ratelimit.policies.hello.paths=/api/**",
+				"ratelimit.policies.hello.exclude-paths=/api/{id");
+	}
+
+	@Test
+	void methodThatIsNotAnHttpMethodShouldFailStartUp() {
+		assertInvalid("ratelimit.policies.hello.methods[1]", "GET", "ratelimit.policies.hello.limits=5/1s",
+				"ratelimit.policies.hello.methods=GET,FETCH");
+	}
+
+	@Test
+	void costBelowOneShouldFailStartUp() {
+		assertInvalid("ratelimit.policies.hello.cost", "1 or more", "ratelimit.policies.hello.limits=5/1s",
+				"ratelimit.policies.hello.cost=0");
+	}
+
+	@Test
+	void costAboveTheSmallestCapacityShouldFailStartUp() {
+		assertInvalid("ratelimit.policies.hello.cost", "raise the capacity",
+				"ratelimit.policies.hello.limits=100/1h,5/1s", "ratelimit.policies.hello.cost=6");
+	}
+
+	@Test
+	void costEqualToTheCapacityShouldBeAccepted() {
+		this.contextRunner.withPropertyValues("ratelimit.policies.hello.limits=5/1s", "ratelimit.policies.hello.cost=5")
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
+	void policyNameWithBracesShouldFailStartUp() {
+		assertInvalid("ratelimit.policies.a{b}", "'{' or '}'", "ratelimit.policies[a{b}].limits=5/1s");
+	}
+
+	private void assertInvalid(String property, String fix, String... properties) {
+		this.contextRunner.withPropertyValues(properties)
+			.run((context) -> assertAnalysis(InvalidConfiguration.of(context), context.getStartupFailure(), property,
+					fix));
+	}
+
+	private static void assertAnalysis(InvalidRateLimitConfigurationException invalid, Throwable failure,
+			String property, String fix) {
+		assertThat(invalid.getProperty()).isEqualTo(property);
+		assertThat(invalid).hasMessageContaining(property);
+		FailureAnalysis analysis = new InvalidRateLimitConfigurationFailureAnalyzer().analyze(failure);
+		assertThat(analysis).isNotNull();
+		assertThat(analysis.getDescription()).contains(property);
+		assertThat(analysis.getAction()).contains(property).contains(fix);
+		assertThat(analysis.getCause()).isSameAs(invalid);
+	}
+
+	private static <T extends Throwable> T findCause(Throwable failure, Class<T> type) {
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			if (type.isInstance(cause)) {
+				return type.cast(cause);
+			}
+		}
+		throw new AssertionError("No " + type.getSimpleName() + " caused " + failure, failure);
+	}
+
+}

@@ -1,0 +1,82 @@
+package io.github.ratelimit.sample;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import io.github.ratelimit.test.TestRedis;
+
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.test.web.servlet.client.RestTestClient;
+
+/**
+ * One instance of the sample, started as its own application context on a random port, as another server of the same
+ * service would be.
+ */
+final class RunningSample implements AutoCloseable {
+
+	private final ConfigurableApplicationContext context;
+
+	private final RestTestClient client;
+
+	private RunningSample(ConfigurableApplicationContext context) {
+		this.context = context;
+		int port = context.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
+		this.client = RestTestClient.bindToServer().baseUrl("http://localhost:" + port).build();
+	}
+
+	/**
+	 * Starts an instance on the test Redis.
+	 * @param properties {@code name=value} pairs, each replacing the default of that name
+	 * @return the running instance
+	 */
+	static RunningSample start(String... properties) {
+		return new RunningSample(new SpringApplicationBuilder(SampleApplication.class).main(SampleApplication.class)
+			.run(arguments(properties)));
+	}
+
+	/**
+	 * The command line of an instance: a random port, the test Redis, no embedded Redis, then the given properties.
+	 * @param properties {@code name=value} pairs, each replacing the default of that name
+	 * @return the arguments
+	 */
+	static String[] arguments(String... properties) {
+		TestRedis redis = TestRedis.get();
+		Map<String, String> values = new LinkedHashMap<>();
+		values.put("server.port", "0");
+		values.put("spring.data.redis.host", redis.host());
+		values.put("spring.data.redis.port", Integer.toString(redis.port()));
+		values.put("sample.embedded-redis", "never");
+		for (String property : properties) {
+			int equals = property.indexOf('=');
+			values.put(property.substring(0, equals), property.substring(equals + 1));
+		}
+		return values.entrySet().stream().map((entry) -> "--" + entry.getKey() + "=" + entry.getValue())
+			.toArray(String[]::new);
+	}
+
+	RestTestClient client() {
+		return this.client;
+	}
+
+	/**
+	 * The status of a GET request.
+	 * @param path the path
+	 * @param headers header name and value pairs
+	 * @return the status
+	 */
+	HttpStatusCode get(String path, String... headers) {
+		return this.client.get().uri(path).headers((httpHeaders) -> {
+			for (int i = 0; i < headers.length; i += 2) {
+				httpHeaders.add(headers[i], headers[i + 1]);
+			}
+		}).exchange().returnResult().getStatus();
+	}
+
+	@Override
+	public void close() {
+		this.context.close();
+	}
+
+}

@@ -1,0 +1,118 @@
+package io.github.ratelimit.sample;
+
+import java.util.UUID;
+
+import io.github.ratelimit.test.TestRedis;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.resttestclient.autoconfigure.AutoConfigureRestTestClient;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.web.servlet.client.RestTestClient;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The sample over HTTP on a real server and a real Redis. The shipped capacities are kept; the periods are made long
+ * enough that no permit is refilled while a test runs, so counts are exact however slow the machine.
+ */
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = { "sample.embedded-redis=never",
+		"ratelimit.policies.hello.limits=5/1h", "ratelimit.policies.orders.limits=10/1h" })
+@AutoConfigureRestTestClient
+class SampleApplicationTests {
+
+	private static final String KEY_PREFIX = "sample-application-tests-" + UUID.randomUUID();
+
+	private static final String QUOTA_EXCEEDED = "https://iana.org/assignments/http-problem-types#quota-exceeded";
+
+	@Autowired
+	private RestTestClient client;
+
+	@DynamicPropertySource
+	static void redis(DynamicPropertyRegistry registry) {
+		TestRedis redis = TestRedis.get();
+		registry.add("spring.data.redis.host", redis::host);
+		registry.add("spring.data.redis.port", redis::port);
+		registry.add("ratelimit.key-prefix", () -> KEY_PREFIX);
+	}
+
+	@Test
+	void helloAdmitsFiveRequestsThenRefusesWithRetryAfterAndProblemDetail() {
+		for (int remaining = 4; remaining >= 0; remaining--) {
+			this.client.get().uri("/api/hello").exchange()
+				.expectStatus().isOk()
+				.expectHeader().valueEquals("RateLimit-Policy", "\"hello\";q=5;w=3600")
+				.expectHeader().valueEquals("X-RateLimit-Remaining", remaining)
+				.expectBody().json("{\"message\":\"hello\"}");
+		}
+		this.client.get().uri("/api/hello").exchange()
+			.expectStatus().isEqualTo(HttpStatus.TOO_MANY_REQUESTS)
+			.expectHeader().value("Retry-After", (seconds) -> assertThat(Long.parseLong(seconds)).isPositive())
+			.expectHeader().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON)
+			.expectBody()
+			.jsonPath("$.type").isEqualTo(QUOTA_EXCEEDED)
+			.jsonPath("$.status").isEqualTo(429)
+			.jsonPath("$.title").exists()
+			.jsonPath("$.detail").exists()
+			.jsonPath("$.instance").isEqualTo("/api/hello")
+			.jsonPath("$.policy").isEqualTo("hello");
+	}
+
+	@Test
+	void unlimitedIsNeverLimited() {
+		for (int i = 0; i < 25; i++) {
+			this.client.get().uri("/api/unlimited").exchange()
+				.expectStatus().isOk()
+				.expectHeader().doesNotExist("RateLimit-Policy")
+				.expectHeader().doesNotExist("X-RateLimit-Limit");
+		}
+	}
+
+	@Test
+	void ordersAreLimitedPerApiKey() {
+		String first = "key-" + UUID.randomUUID();
+		String second = "key-" + UUID.randomUUID();
+		admitTenOrdersThenRefuse(first);
+		admitTenOrdersThenRefuse(second);
+		this.client.get().uri("/api/orders").header("X-Api-Key", first).exchange()
+			.expectStatus().isEqualTo(HttpStatus.TOO_MANY_REQUESTS);
+	}
+
+	private void admitTenOrdersThenRefuse(String apiKey) {
+		for (int remaining = 9; remaining >= 0; remaining--) {
+			this.client.get().uri("/api/orders").header("X-Api-Key", apiKey).exchange()
+				.expectStatus().isOk()
+				.expectHeader().valueEquals("RateLimit-Policy", "\"orders\";q=10;w=3600")
+				.expectHeader().valueEquals("X-RateLimit-Remaining", remaining)
+				.expectBody().jsonPath("$.orders").isArray();
+		}
+		this.client.get().uri("/api/orders").header("X-Api-Key", apiKey).exchange()
+			.expectStatus().isEqualTo(HttpStatus.TOO_MANY_REQUESTS)
+			.expectHeader().exists("Retry-After")
+			.expectHeader().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON)
+			.expectBody()
+			.jsonPath("$.type").isEqualTo(QUOTA_EXCEEDED)
+			.jsonPath("$.instance").isEqualTo("/api/orders")
+			.jsonPath("$.policy").isEqualTo("orders");
+	}
+
+	@Test
+	void actuatorHealthIsUpAndExposedEndpointsAnswer() {
+		this.client.get().uri("/actuator/health").exchange()
+			.expectStatus().isOk()
+			.expectBody().jsonPath("$.status").isEqualTo("UP").jsonPath("$.components.redis.status").isEqualTo("UP");
+		this.client.get().uri("/actuator/info").exchange().expectStatus().isOk();
+		this.client.get().uri("/actuator/metrics").exchange()
+			.expectStatus().isOk()
+			.expectBody().jsonPath("$.names").isArray();
+		this.client.get().uri("/actuator/prometheus").exchange()
+			.expectStatus().isOk()
+			.expectHeader().contentTypeCompatibleWith(MediaType.TEXT_PLAIN);
+	}
+
+}
