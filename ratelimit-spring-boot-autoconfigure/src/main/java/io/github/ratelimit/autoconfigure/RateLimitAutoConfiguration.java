@@ -1,9 +1,16 @@
 package io.github.ratelimit.autoconfigure;
 
+import java.time.Clock;
+import java.time.Duration;
+
 import io.github.ratelimit.core.RateLimiterBackend;
 import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
 import io.github.ratelimit.core.redis.RedisRateLimiterBackend;
+import io.github.ratelimit.core.resilience.CircuitBreaker;
+import io.github.ratelimit.core.resilience.DenyCache;
+import io.github.ratelimit.spring.RateLimitCounters;
 import io.github.ratelimit.spring.RateLimitEnforcer;
+import io.github.ratelimit.spring.RateLimitRecorder;
 import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
 import io.github.ratelimit.spring.web.RequestKeyResolvers;
@@ -28,6 +35,12 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 @EnableConfigurationProperties(RateLimitProperties.class)
 public final class RateLimitAutoConfiguration {
 
+	/** How long decisions skip a backend that has just failed before one request probes it again. */
+	static final Duration BREAKER_OPEN_INTERVAL = Duration.ofSeconds(1);
+
+	/** The most clients the deny cache remembers. */
+	static final int DENY_CACHE_SIZE = 10_000;
+
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitRegistry rateLimitRegistry(RateLimitProperties properties, RateLimiterBackend backend,
@@ -38,8 +51,21 @@ public final class RateLimitAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitEnforcer rateLimitEnforcer() {
-		return new RateLimitEnforcer();
+	RateLimitCounters rateLimitCounters() {
+		return new RateLimitCounters();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitEnforcer rateLimitEnforcer(RateLimitProperties properties, ObjectProvider<RateLimitRecorder> recorders) {
+		int instances = properties.getFallback().getInstances();
+		if (instances < 1) {
+			throw new InvalidRateLimitConfigurationException("ratelimit.fallback.instances",
+					"the number of instances must be at least 1, was " + instances,
+					"set it to the number of instances that share the limits", null);
+		}
+		return new RateLimitEnforcer(recorders.orderedStream().toList(), new CircuitBreaker(BREAKER_OPEN_INTERVAL),
+				properties.getDenyCache().isEnabled() ? new DenyCache(DENY_CACHE_SIZE) : null, instances);
 	}
 
 	@Bean
@@ -55,7 +81,9 @@ public final class RateLimitAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		RateLimiterBackend rateLimiterBackend(RateLimitProperties properties) {
-			return new InMemoryRateLimiterBackend(java.time.Clock.systemUTC(), properties.getKeyPrefix());
+			return ConfiguredPolicies.check("ratelimit.key-prefix",
+					() -> new InMemoryRateLimiterBackend(Clock.systemUTC(), properties.getKeyPrefix()),
+					"use a non-blank prefix without '{' or '}'");
 		}
 
 	}
@@ -77,9 +105,13 @@ public final class RateLimitAutoConfiguration {
 								+ "ratelimit.backend=in-memory for a single instance",
 						null);
 			}
-			String prefix = ConfiguredPolicies.check("ratelimit.key-prefix", properties::getKeyPrefix,
-					"use a prefix without '{' or '}'");
-			return ConfiguredPolicies.check("ratelimit.key-prefix", () -> new RedisRateLimiterBackend(redis, prefix),
+			Duration timeout = properties.getTimeout();
+			if (timeout.isNegative() || timeout.isZero()) {
+				throw new InvalidRateLimitConfigurationException("ratelimit.timeout",
+						"the timeout must be positive, was " + timeout, "set a timeout such as 100ms", null);
+			}
+			return ConfiguredPolicies.check("ratelimit.key-prefix",
+					() -> new RedisRateLimiterBackend(redis, properties.getKeyPrefix(), timeout),
 					"use a non-blank prefix without '{' or '}'");
 		}
 

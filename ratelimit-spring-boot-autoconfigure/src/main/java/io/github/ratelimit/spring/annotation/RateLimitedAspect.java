@@ -12,7 +12,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.RateLimitEnforcer;
-import io.github.ratelimit.spring.RateLimitExceededException;
 import io.github.ratelimit.spring.RateLimitOutcome;
 import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
@@ -42,7 +41,7 @@ import org.springframework.web.context.request.RequestContextHolder;
 import org.springframework.web.context.request.ServletRequestAttributes;
 
 /**
- * Enforces {@link RateLimited} on the public methods of Spring beans. Ordered early, so a refused call starts no
+ * Enforces {@link RateLimited} on methods of Spring beans (every public method, for an annotated class). Ordered early, so a refused call starts no
  * transaction and reaches no cache.
  */
 @Aspect
@@ -86,10 +85,10 @@ public class RateLimitedAspect implements Ordered {
 	 * @return what the method returns
 	 * @throws Throwable what the method throws, or a {@link RateLimitExceededException}
 	 */
-	@Around("execution(public * *(..)) && (@within(io.github.ratelimit.spring.annotation.RateLimited) "
-			+ "|| @within(io.github.ratelimit.spring.annotation.RateLimited.List) "
+	@Around("(execution(public * *(..)) && (@within(io.github.ratelimit.spring.annotation.RateLimited) "
+			+ "|| @within(io.github.ratelimit.spring.annotation.RateLimited.List))) "
 			+ "|| @annotation(io.github.ratelimit.spring.annotation.RateLimited) "
-			+ "|| @annotation(io.github.ratelimit.spring.annotation.RateLimited.List))")
+			+ "|| @annotation(io.github.ratelimit.spring.annotation.RateLimited.List)")
 	public @Nullable Object limit(ProceedingJoinPoint call) throws Throwable {
 		Method method = ((MethodSignature) call.getSignature()).getMethod();
 		Class<?> target = (call.getTarget() != null) ? AopUtils.getTargetClass(call.getTarget())
@@ -108,11 +107,10 @@ public class RateLimitedAspect implements Ordered {
 		long permits = (limited.cost() != null) ? cost(limited.cost(), method, args, request) : policy.cost();
 		RateLimitOutcome outcome = this.enforcer.enforce(policy, key, permits);
 		if (outcome.refused()) {
-			throw new RateLimitExceededException(policy, outcome.decision(),
-					(request != null) ? URI.create(request.getRequestURI()) : null);
+			throw outcome.refusal((request != null) ? URI.create(request.getRequestURI()) : null);
 		}
 		HttpServletResponse response = currentResponse();
-		if (response != null && !policy.shadow() && !response.isCommitted()) {
+		if (response != null && !policy.shadow() && outcome.decided() && !response.isCommitted()) {
 			this.headers.write(policy, outcome.decision(), response);
 		}
 	}
