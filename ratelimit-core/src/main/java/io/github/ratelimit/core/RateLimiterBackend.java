@@ -19,4 +19,11 @@ public interface RateLimiterBackend {
 	 */
 	String name();
 
+	/**
+	 * Checks that the backend answers, with one bounded round trip at most.
+	 * @throws RuntimeException when it does not
+	 */
+	default void check() {
+	}
+
 }

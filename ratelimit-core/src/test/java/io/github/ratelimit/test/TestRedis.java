@@ -22,6 +22,12 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  */
 public final class TestRedis {
 
+	/**
+	 * The decision timeout of limiters in tests that are not about timeouts: long enough that a loaded build machine
+	 * never turns a slow answer into a failure.
+	 */
+	public static final Duration TIMEOUT = Duration.ofSeconds(10);
+
 	private static volatile TestRedis instance;
 
 	private final String source;
@@ -204,6 +210,15 @@ public final class TestRedis {
 			}
 			catch (IOException ex) {
 				throw new IllegalStateException("Could not start an embedded Redis server on port " + this.port, ex);
+			}
+		}
+
+		/**
+		 * Starts the server again if it was stopped.
+		 */
+		public synchronized void restartIfStopped() {
+			if (this.server == null || !this.server.isActive()) {
+				restart();
 			}
 		}
 

@@ -1,11 +1,16 @@
 package io.github.ratelimit.autoconfigure;
 
 import java.time.Clock;
+import java.time.Duration;
 
 import io.github.ratelimit.core.RateLimiterBackend;
 import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
 import io.github.ratelimit.core.redis.RedisRateLimiterBackend;
+import io.github.ratelimit.core.resilience.CircuitBreaker;
+import io.github.ratelimit.core.resilience.DenyCache;
+import io.github.ratelimit.spring.RateLimitCounters;
 import io.github.ratelimit.spring.RateLimitEnforcer;
+import io.github.ratelimit.spring.RateLimitRecorder;
 import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
 import io.github.ratelimit.spring.web.RequestKeyResolvers;
@@ -27,6 +32,12 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 @EnableConfigurationProperties(RateLimitProperties.class)
 public final class RateLimitAutoConfiguration {
 
+	/** How long decisions skip a backend that has just failed before one request probes it again. */
+	static final Duration BREAKER_OPEN_INTERVAL = Duration.ofSeconds(1);
+
+	/** The most clients the deny cache remembers. */
+	static final int DENY_CACHE_SIZE = 10_000;
+
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitRegistry rateLimitRegistry(RateLimitProperties properties, RateLimiterBackend backend,
@@ -37,8 +48,21 @@ public final class RateLimitAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitEnforcer rateLimitEnforcer() {
-		return new RateLimitEnforcer();
+	RateLimitCounters rateLimitCounters() {
+		return new RateLimitCounters();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitEnforcer rateLimitEnforcer(RateLimitProperties properties, ObjectProvider<RateLimitRecorder> recorders) {
+		int instances = properties.getFallback().getInstances();
+		if (instances < 1) {
+			throw new InvalidRateLimitConfigurationException("ratelimit.fallback.instances",
+					"the number of instances must be at least 1, was " + instances,
+					"set it to the number of instances that share the limits", null);
+		}
+		return new RateLimitEnforcer(recorders.orderedStream().toList(), new CircuitBreaker(BREAKER_OPEN_INTERVAL),
+				properties.getDenyCache().isEnabled() ? new DenyCache(DENY_CACHE_SIZE) : null, instances);
 	}
 
 	@Bean
@@ -54,8 +78,17 @@ public final class RateLimitAutoConfiguration {
 		String prefix = properties.getKeyPrefix();
 		return ConfiguredPolicies.check("ratelimit.key-prefix", () -> switch (properties.getBackend()) {
 			case IN_MEMORY -> new InMemoryRateLimiterBackend(Clock.systemUTC(), prefix);
-			case REDIS -> new RedisRateLimiterBackend(redis(connectionFactory), prefix);
+			case REDIS -> new RedisRateLimiterBackend(redis(connectionFactory), prefix, timeout(properties));
 		}, "use a non-blank prefix without '{' or '}'");
+	}
+
+	private static Duration timeout(RateLimitProperties properties) {
+		Duration timeout = properties.getTimeout();
+		if (timeout.isNegative() || timeout.isZero()) {
+			throw new InvalidRateLimitConfigurationException("ratelimit.timeout",
+					"the timeout must be positive, was " + timeout, "set a timeout such as 100ms", null);
+		}
+		return timeout;
 	}
 
 	private static RedisConnectionFactory redis(ObjectProvider<RedisConnectionFactory> connectionFactory) {

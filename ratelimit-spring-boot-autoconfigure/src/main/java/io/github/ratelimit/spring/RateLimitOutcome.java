@@ -1,37 +1,78 @@
 package io.github.ratelimit.spring;
 
+import java.net.URI;
+
 import io.github.ratelimit.core.Decision;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.web.ErrorResponseException;
 
 /**
  * What enforcing a policy on one request came to.
  *
  * @param policy the policy enforced
- * @param decision the limiter's decision
- * @param kind how the request was treated
+ * @param decision the decision: the limiter's, the local fallback's, or (when the backend failed open or closed) a
+ * stand-in whose counts mean nothing
+ * @param kind how the request was decided
  */
 public record RateLimitOutcome(PolicyDefinition policy, Decision decision, Kind kind) {
 
 	/**
-	 * Whether the request must be refused.
+	 * Whether the request must be refused. Shadow policies never refuse.
 	 * @return whether it is refused
 	 */
 	public boolean refused() {
-		return this.kind == Kind.DENIED;
+		if (this.policy.shadow()) {
+			return false;
+		}
+		return switch (this.kind) {
+			case DENIED, FAILED_CLOSED -> true;
+			case FALLBACK -> !this.decision.allowed();
+			default -> false;
+		};
 	}
 
 	/**
-	 * How a request was treated, named as in metrics.
+	 * Whether the decision's counts are real, and so worth rate limit headers: false when the backend failed and no
+	 * limiter decided.
+	 * @return whether a limiter decided
+	 */
+	public boolean decided() {
+		return this.kind != Kind.FAILED_OPEN && this.kind != Kind.FAILED_CLOSED;
+	}
+
+	/**
+	 * The exception that refuses the request: 503 when the backend failed closed, else 429.
+	 * @param instance the request's URI, or {@code null} outside a request
+	 * @return the exception
+	 */
+	public ErrorResponseException refusal(@Nullable URI instance) {
+		return (this.kind == Kind.FAILED_CLOSED) ? new RateLimiterUnavailableException(this.policy, this.decision, instance)
+				: new RateLimitExceededException(this.policy, this.decision, instance);
+	}
+
+	/**
+	 * How a request was decided, named as in metrics.
 	 */
 	public enum Kind {
 
 		/** Admitted by the limiter. */
 		ALLOWED("allowed"),
 
-		/** Refused by the limiter. */
+		/** Refused by the limiter (or by the deny cache of its recent refusals). */
 		DENIED("denied"),
 
 		/** Refused by the limiter of a shadow policy, and let through. */
-		SHADOW_DENIED("shadow-denied");
+		SHADOW_DENIED("shadow-denied"),
+
+		/** The backend failed and the policy fails open: let through. */
+		FAILED_OPEN("failed-open"),
+
+		/** The backend failed and the policy fails closed: refused with 503. */
+		FAILED_CLOSED("failed-closed"),
+
+		/** The backend failed and the in-process fallback limiter decided. */
+		FALLBACK("fallback");
 
 		private final String tag;
 
@@ -40,11 +81,19 @@ public record RateLimitOutcome(PolicyDefinition policy, Decision decision, Kind 
 		}
 
 		/**
-		 * The name of this outcome in metrics and the actuator endpoint.
+		 * The name of this outcome in metrics.
 		 * @return the tag value
 		 */
 		public String tag() {
 			return this.tag;
+		}
+
+		/**
+		 * Whether this outcome was reached without the backend, because it failed.
+		 * @return whether the backend failed
+		 */
+		public boolean failed() {
+			return this == FAILED_OPEN || this == FAILED_CLOSED || this == FALLBACK;
 		}
 
 	}

@@ -15,12 +15,13 @@ public final class TestRedisProperties {
 
 	/**
 	 * The properties, for {@code withPropertyValues(..)} of a context runner.
-	 * @return {@code spring.data.redis.host}, {@code spring.data.redis.port} and a fresh {@code ratelimit.key-prefix}
+	 * @return {@code spring.data.redis.host}, {@code spring.data.redis.port}, a fresh {@code ratelimit.key-prefix}
+	 * and the generous {@code ratelimit.timeout} of tests that are not about timeouts
 	 */
 	public static String[] values() {
 		TestRedis redis = TestRedis.get();
 		return new String[] { "spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port(),
-				"ratelimit.key-prefix=" + uniquePrefix() };
+				"ratelimit.key-prefix=" + uniquePrefix(), "ratelimit.timeout=" + TestRedis.TIMEOUT.toMillis() + "ms" };
 	}
 
 	/**
@@ -33,6 +34,7 @@ public final class TestRedisProperties {
 		registry.add("spring.data.redis.port", redis::port);
 		String prefix = uniquePrefix();
 		registry.add("ratelimit.key-prefix", () -> prefix);
+		registry.add("ratelimit.timeout", () -> TestRedis.TIMEOUT.toMillis() + "ms");
 	}
 
 	/**

@@ -9,7 +9,6 @@ import io.github.ratelimit.core.LimitOutcome;
 import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimitKeys;
 
-import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
@@ -18,7 +17,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  */
 class RedisRateLimiter extends AbstractRateLimiter {
 
-	private final StringRedisTemplate redis;
+	private final RedisCalls redis;
 
 	private final RedisScript<List<Long>> script;
 
@@ -26,7 +25,7 @@ class RedisRateLimiter extends AbstractRateLimiter {
 
 	private final String[] limitArguments;
 
-	RedisRateLimiter(Policy policy, StringRedisTemplate redis, RedisScript<List<Long>> script, RateLimitKeys keys) {
+	RedisRateLimiter(Policy policy, RedisCalls redis, RedisScript<List<Long>> script, RateLimitKeys keys) {
 		super(policy);
 		this.redis = redis;
 		this.script = script;
@@ -39,7 +38,7 @@ class RedisRateLimiter extends AbstractRateLimiter {
 		String[] arguments = this.limitArguments.clone();
 		arguments[0] = Long.toString(permits);
 		arguments[1] = consume ? "1" : "0";
-		List<Long> reply = this.redis.execute(this.script, this.keys.keys(key), (Object[]) arguments);
+		List<Long> reply = this.redis.script(this.script, this.keys.keys(key), arguments);
 		List<Limit> limits = policy().limits();
 		List<LimitOutcome> outcomes = new ArrayList<>(limits.size());
 		for (int i = 0; i < limits.size(); i++) {

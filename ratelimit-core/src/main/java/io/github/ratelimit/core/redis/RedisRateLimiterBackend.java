@@ -3,6 +3,7 @@ package io.github.ratelimit.core.redis;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -15,7 +16,6 @@ import io.github.ratelimit.core.RateLimiterBackend;
 
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
@@ -25,19 +25,33 @@ import org.springframework.data.redis.core.script.RedisScript;
  */
 public class RedisRateLimiterBackend implements RateLimiterBackend {
 
-	private final StringRedisTemplate redis;
+	/** How long a decision waits for Redis unless told otherwise. */
+	public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(100);
+
+	private final RedisCalls redis;
 
 	private final String keyPrefix;
 
 	private final Map<Algorithm, RedisScript<List<Long>>> scripts = new EnumMap<>(Algorithm.class);
 
 	/**
-	 * Creates a backend on a connection factory.
+	 * Creates a backend on a connection factory, whose decisions wait at most 100 ms for Redis.
 	 * @param connectionFactory the Redis connections, shared with the application
 	 * @param keyPrefix the namespace of every key, such as {@code ratelimit}
 	 */
 	public RedisRateLimiterBackend(RedisConnectionFactory connectionFactory, String keyPrefix) {
-		this.redis = new StringRedisTemplate(connectionFactory);
+		this(connectionFactory, keyPrefix, DEFAULT_TIMEOUT);
+	}
+
+	/**
+	 * Creates a backend on a connection factory.
+	 * @param connectionFactory the Redis connections, shared with the application
+	 * @param keyPrefix the namespace of every key, such as {@code ratelimit}
+	 * @param timeout the longest a decision waits for Redis (with a reactive-capable factory such as Lettuce's);
+	 * past it, the call fails with a {@link org.springframework.dao.QueryTimeoutException}
+	 */
+	public RedisRateLimiterBackend(RedisConnectionFactory connectionFactory, String keyPrefix, Duration timeout) {
+		this.redis = new RedisCalls(connectionFactory, timeout);
 		this.keyPrefix = RateLimitKeys.checkPrefix(keyPrefix);
 		for (Algorithm algorithm : Algorithm.values()) {
 			this.scripts.put(algorithm, script(algorithm));
@@ -53,6 +67,11 @@ public class RedisRateLimiterBackend implements RateLimiterBackend {
 	@Override
 	public String name() {
 		return "redis";
+	}
+
+	@Override
+	public void check() {
+		this.redis.ping();
 	}
 
 	/**

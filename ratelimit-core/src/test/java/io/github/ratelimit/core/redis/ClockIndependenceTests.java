@@ -39,7 +39,7 @@ class ClockIndependenceTests {
 			"java/time/InstantSource.*");
 
 	private static final List<Class<?>> DECISION_PATH = List.of(RedisRateLimiterBackend.class,
-			RedisRateLimiter.class, AbstractRateLimiter.class, Decision.class, LimitOutcome.class, Limit.class,
+			RedisRateLimiter.class, RedisCalls.class, nested(RedisCalls.class, "Bounded"), AbstractRateLimiter.class, Decision.class, LimitOutcome.class, Limit.class,
 			Policy.class, RateLimitKeys.class, Algorithm.class);
 
 	@Test
@@ -63,8 +63,8 @@ class ClockIndependenceTests {
 		LettuceConnectionFactory two = TestRedis.get().newConnectionFactory();
 		try {
 			Policy policy = Policy.of("clock-" + UUID.randomUUID(), Algorithm.FIXED_WINDOW, "5/1d");
-			RateLimiter first = new RedisRateLimiterBackend(one, "ratelimit").create(policy);
-			RateLimiter second = new RedisRateLimiterBackend(two, "ratelimit").create(policy);
+			RateLimiter first = new RedisRateLimiterBackend(one, "ratelimit", TestRedis.TIMEOUT).create(policy);
+			RateLimiter second = new RedisRateLimiterBackend(two, "ratelimit", TestRedis.TIMEOUT).create(policy);
 			for (int i = 0; i < 4; i++) {
 				Decision a = first.tryAcquire("client");
 				Decision b = second.peek("client");
@@ -77,6 +77,15 @@ class ClockIndependenceTests {
 			one.destroy();
 			two.destroy();
 		}
+	}
+
+	private static Class<?> nested(Class<?> outer, String name) {
+		for (Class<?> type : outer.getDeclaredClasses()) {
+			if (type.getSimpleName().equals(name)) {
+				return type;
+			}
+		}
+		throw new IllegalStateException("No class " + name + " in " + outer);
 	}
 
 	private static boolean readsApplicationTime(String call) {

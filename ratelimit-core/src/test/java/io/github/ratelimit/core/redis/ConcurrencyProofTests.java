@@ -61,7 +61,7 @@ class ConcurrencyProofTests {
 	void eightInstancesOfSixteenThreadsAdmitExactlyTheLimit(Algorithm algorithm) throws Exception {
 		Policy policy = new Policy("race-" + UUID.randomUUID(), algorithm, List.of(LIMIT));
 		List<RateLimiter> instances = servers.stream()
-			.map((server) -> new RedisRateLimiterBackend(server, "ratelimit").create(policy))
+			.map((server) -> new RedisRateLimiterBackend(server, "ratelimit", TestRedis.TIMEOUT).create(policy))
 			.toList();
 		if (algorithm == Algorithm.FIXED_WINDOW || algorithm == Algorithm.SLIDING_WINDOW) {
 			RedisTime.awaitWindowWithAtLeast(new StringRedisTemplate(servers.get(0)), LIMIT, 30_000_000L);

@@ -114,7 +114,7 @@ class LuaScriptTests {
 
 	@Test
 	void decisionsUseEvalshaAndSurviveAScriptFlush() {
-		RateLimiter limiter = new RedisRateLimiterBackend(connectionFactory, "ratelimit")
+		RateLimiter limiter = new RedisRateLimiterBackend(connectionFactory, "ratelimit", TestRedis.TIMEOUT)
 			.create(Policy.of("flush-" + UUID.randomUUID(), Algorithm.TOKEN_BUCKET, "100/1m"));
 		limiter.tryAcquire("warm-up");
 		redis.execute((RedisCallback<Void>) (connection) -> {

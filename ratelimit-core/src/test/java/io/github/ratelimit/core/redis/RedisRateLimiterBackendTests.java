@@ -39,7 +39,7 @@ class RedisRateLimiterBackendTests extends AbstractRateLimiterBackendTests {
 	@BeforeAll
 	static void connect() {
 		connectionFactory = TestRedis.get().newConnectionFactory();
-		backend = new RedisRateLimiterBackend(connectionFactory, "ratelimit");
+		backend = new RedisRateLimiterBackend(connectionFactory, "ratelimit", TestRedis.TIMEOUT);
 		redis = new StringRedisTemplate(connectionFactory);
 	}
 

@@ -12,7 +12,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.RateLimitEnforcer;
-import io.github.ratelimit.spring.RateLimitExceededException;
 import io.github.ratelimit.spring.RateLimitOutcome;
 import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
@@ -108,11 +107,10 @@ public class RateLimitedAspect implements Ordered {
 		long permits = (limited.cost() != null) ? cost(limited.cost(), method, args, request) : policy.cost();
 		RateLimitOutcome outcome = this.enforcer.enforce(policy, key, permits);
 		if (outcome.refused()) {
-			throw new RateLimitExceededException(policy, outcome.decision(),
-					(request != null) ? URI.create(request.getRequestURI()) : null);
+			throw outcome.refusal((request != null) ? URI.create(request.getRequestURI()) : null);
 		}
 		HttpServletResponse response = currentResponse();
-		if (response != null && !policy.shadow() && !response.isCommitted()) {
+		if (response != null && !policy.shadow() && outcome.decided() && !response.isCommitted()) {
 			this.headers.write(policy, outcome.decision(), response);
 		}
 	}

@@ -1,6 +1,7 @@
 package io.github.ratelimit.spring.web;
 
 import io.github.ratelimit.spring.RateLimitExceededException;
+import io.github.ratelimit.spring.RateLimiterUnavailableException;
 
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
@@ -12,7 +13,7 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 
 /**
  * Renders a {@link RateLimitExceededException} thrown inside Spring MVC as 429 with {@code Retry-After}, the rate
- * limit headers and the problem body. Ordered early so that an application's catch-all handler does not turn it into
+ * limit headers and the problem body, and a {@link RateLimiterUnavailableException} as 503. Ordered early so that an application's catch-all handler does not turn it into
  * a 500; declare a bean of this type to replace it.
  */
 @RestControllerAdvice
@@ -40,6 +41,16 @@ public class RateLimitExceptionHandler {
 		responseHeaders.addAll(refusal.getHeaders());
 		responseHeaders.addAll(this.headers.of(refusal.getPolicyDefinition(), refusal.getDecision()));
 		return ResponseEntity.status(refusal.getStatusCode()).headers(responseHeaders).body(refusal.getBody());
+	}
+
+	/**
+	 * Renders the refusal of a fail-closed policy whose backend cannot be reached.
+	 * @param refusal the exception
+	 * @return the 503 response
+	 */
+	@ExceptionHandler(RateLimiterUnavailableException.class)
+	public ResponseEntity<ProblemDetail> handle(RateLimiterUnavailableException refusal) {
+		return ResponseEntity.status(refusal.getStatusCode()).headers(refusal.getHeaders()).body(refusal.getBody());
 	}
 
 }

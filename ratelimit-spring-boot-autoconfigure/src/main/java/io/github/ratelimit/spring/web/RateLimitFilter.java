@@ -6,7 +6,6 @@ import java.util.List;
 
 import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.RateLimitEnforcer;
-import io.github.ratelimit.spring.RateLimitExceededException;
 import io.github.ratelimit.spring.RateLimitOutcome;
 import io.github.ratelimit.spring.RateLimitRegistry;
 import jakarta.servlet.FilterChain;
@@ -21,8 +20,9 @@ import org.springframework.web.util.ServletRequestPathUtils;
 
 /**
  * Applies every configured policy with {@code paths} to the requests they match. A request refused by any of them
- * is answered with 429 and never reaches the application; an admitted one carries the headers of the policy with the
- * fewest permits left. Shadow policies never change the response.
+ * is answered with 429 (503 when a fail-closed policy cannot reach its backend) and never reaches the application;
+ * an admitted one carries the headers of the policy with the fewest permits left. Shadow policies never change the
+ * response.
  */
 public class RateLimitFilter extends OncePerRequestFilter {
 
@@ -69,7 +69,7 @@ public class RateLimitFilter extends OncePerRequestFilter {
 				refuse(outcome, request, response);
 				return;
 			}
-			if (!policy.shadow() && fewerRemaining(outcome, shown)) {
+			if (!policy.shadow() && outcome.decided() && fewerRemaining(outcome, shown)) {
 				shown = outcome;
 			}
 		}
@@ -81,10 +81,10 @@ public class RateLimitFilter extends OncePerRequestFilter {
 
 	private void refuse(RateLimitOutcome outcome, HttpServletRequest request, HttpServletResponse response)
 			throws IOException {
-		RateLimitExceededException refusal = new RateLimitExceededException(outcome.policy(),
-				outcome.decision(), URI.create(request.getRequestURI()));
-		this.headers.write(outcome.policy(), outcome.decision(), response);
-		this.problems.write(refusal, response);
+		if (outcome.decided()) {
+			this.headers.write(outcome.policy(), outcome.decision(), response);
+		}
+		this.problems.write(outcome.refusal(URI.create(request.getRequestURI())), response);
 	}
 
 	private static boolean fewerRemaining(RateLimitOutcome outcome, @Nullable RateLimitOutcome shown) {

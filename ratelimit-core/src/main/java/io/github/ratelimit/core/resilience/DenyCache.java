@@ -1,0 +1,117 @@
+package io.github.ratelimit.core.resilience;
+
+import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.function.LongSupplier;
+
+import io.github.ratelimit.core.Decision;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Remembers the clients the backend has just refused, so that they are refused again locally, without a backend
+ * call, until their retry time.
+ * <p>
+ * It never refuses what the backend would admit at that moment: a refusal of {@code p} permits with a retry-after
+ * of {@code t} means no request of {@code p} or more permits can succeed before {@code t} (time only replenishes
+ * limits, other requests only consume them), so only requests of at least {@code p} permits are refused from the
+ * cache; smaller ones still ask the backend. A reset of the client through this instance forgets it. It holds at
+ * most {@code maxEntries} clients; when full, expired entries are dropped, and if none are, new refusals are not
+ * remembered.
+ */
+public final class DenyCache {
+
+	private final int maxEntries;
+
+	private final LongSupplier nanoTime;
+
+	private final ConcurrentMap<Key, Entry> entries = new ConcurrentHashMap<>();
+
+	/**
+	 * Creates a cache on the JVM's monotonic clock.
+	 * @param maxEntries the most clients remembered
+	 */
+	public DenyCache(int maxEntries) {
+		this(maxEntries, System::nanoTime);
+	}
+
+	/**
+	 * Creates a cache.
+	 * @param maxEntries the most clients remembered
+	 * @param nanoTime a monotonic clock in nanoseconds
+	 */
+	public DenyCache(int maxEntries, LongSupplier nanoTime) {
+		this.maxEntries = maxEntries;
+		this.nanoTime = nanoTime;
+	}
+
+	/**
+	 * The refusal to give a request without asking the backend, if one is known.
+	 * @param policy the policy name
+	 * @param client the client's key
+	 * @param permits the permits asked for
+	 * @return the refusal, its waits shortened by the time passed, or {@code null} to ask the backend
+	 */
+	public @Nullable Decision find(String policy, String client, long permits) {
+		Entry entry = this.entries.get(new Key(policy, client));
+		if (entry == null || permits < entry.permits()) {
+			return null;
+		}
+		long now = this.nanoTime.getAsLong();
+		long left = entry.until() - now;
+		if (left <= 0) {
+			this.entries.remove(new Key(policy, client), entry);
+			return null;
+		}
+		Decision denial = entry.denial();
+		Duration elapsed = Duration.ofNanos(now - entry.since());
+		Duration resetAfter = denial.resetAfter().minus(elapsed);
+		return new Decision(false, denial.limit(), denial.remaining(), Duration.ofNanos(left),
+				resetAfter.isNegative() ? Duration.ZERO : resetAfter, denial.satisfiable());
+	}
+
+	/**
+	 * Remembers a refusal by the backend.
+	 * @param policy the policy name
+	 * @param client the client's key
+	 * @param permits the permits the refused request asked for
+	 * @param denial the backend's refusal
+	 */
+	public void remember(String policy, String client, long permits, Decision denial) {
+		if (denial.allowed() || denial.retryAfter().isZero() || denial.retryAfter().isNegative()) {
+			return;
+		}
+		long now = this.nanoTime.getAsLong();
+		if (this.entries.size() >= this.maxEntries) {
+			this.entries.values().removeIf((entry) -> entry.until() - now <= 0);
+			if (this.entries.size() >= this.maxEntries) {
+				return;
+			}
+		}
+		this.entries.put(new Key(policy, client), new Entry(now + denial.retryAfter().toNanos(), now, permits, denial));
+	}
+
+	/**
+	 * Forgets a client, after it was reset.
+	 * @param policy the policy name
+	 * @param client the client's key
+	 */
+	public void forget(String policy, String client) {
+		this.entries.remove(new Key(policy, client));
+	}
+
+	/**
+	 * The number of clients remembered.
+	 * @return the number of entries
+	 */
+	public int size() {
+		return this.entries.size();
+	}
+
+	private record Key(String policy, String client) {
+	}
+
+	private record Entry(long until, long since, long permits, Decision denial) {
+	}
+
+}

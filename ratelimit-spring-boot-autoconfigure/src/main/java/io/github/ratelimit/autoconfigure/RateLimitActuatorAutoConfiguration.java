@@ -1,0 +1,57 @@
+package io.github.ratelimit.autoconfigure;
+
+import io.github.ratelimit.core.RateLimiterBackend;
+import io.github.ratelimit.spring.RateLimitCounters;
+import io.github.ratelimit.spring.RateLimitEnforcer;
+import io.github.ratelimit.spring.RateLimitRegistry;
+import io.github.ratelimit.spring.actuate.RateLimiterHealthIndicator;
+import io.github.ratelimit.spring.actuate.RateLimitsEndpoint;
+
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.AbstractHealthIndicator;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Actuator support, when Actuator is on the classpath: the {@code rateLimiter} health contributor and the
+ * {@code ratelimits} endpoint.
+ */
+@AutoConfiguration(after = RateLimitAutoConfiguration.class)
+@ConditionalOnBean(RateLimitRegistry.class)
+public final class RateLimitActuatorAutoConfiguration {
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(Endpoint.class)
+	static class EndpointConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnAvailableEndpoint
+		RateLimitsEndpoint rateLimitsEndpoint(RateLimitRegistry registry, RateLimitCounters counters,
+				RateLimitEnforcer enforcer, RateLimitProperties properties) {
+			return new RateLimitsEndpoint(registry, counters, enforcer, properties.getFailureMode());
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(AbstractHealthIndicator.class)
+	@ConditionalOnEnabledHealthIndicator("ratelimiter")
+	static class HealthConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean(name = "rateLimiterHealthIndicator")
+		RateLimiterHealthIndicator rateLimiterHealthIndicator(RateLimiterBackend backend, RateLimitEnforcer enforcer,
+				RateLimitProperties properties) {
+			return new RateLimiterHealthIndicator(backend, enforcer.circuitBreaker(), properties.getFailureMode());
+		}
+
+	}
+
+}

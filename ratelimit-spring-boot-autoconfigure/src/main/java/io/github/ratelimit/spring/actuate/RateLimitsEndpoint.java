@@ -1,0 +1,162 @@
+package io.github.ratelimit.spring.actuate;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.Limit;
+import io.github.ratelimit.spring.FailureMode;
+import io.github.ratelimit.spring.PolicyDefinition;
+import io.github.ratelimit.spring.RateLimitCounters;
+import io.github.ratelimit.spring.RateLimitEnforcer;
+import io.github.ratelimit.spring.RateLimitRegistry;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.web.util.pattern.PathPattern;
+
+/**
+ * The {@code ratelimits} endpoint: every policy with this instance's counts, a client's state without consuming
+ * anything, and (where access is unrestricted) the reset of a client.
+ */
+@Endpoint(id = "ratelimits", defaultAccess = Access.READ_ONLY)
+public class RateLimitsEndpoint {
+
+	private final RateLimitRegistry registry;
+
+	private final RateLimitCounters counters;
+
+	private final RateLimitEnforcer enforcer;
+
+	private final FailureMode failureMode;
+
+	/**
+	 * Creates the endpoint.
+	 * @param registry the policies
+	 * @param counters this instance's counts
+	 * @param enforcer the enforcer, which resets clients
+	 * @param failureMode the global failure mode
+	 */
+	public RateLimitsEndpoint(RateLimitRegistry registry, RateLimitCounters counters, RateLimitEnforcer enforcer,
+			FailureMode failureMode) {
+		this.registry = registry;
+		this.counters = counters;
+		this.enforcer = enforcer;
+		this.failureMode = failureMode;
+	}
+
+	/**
+	 * Every policy, with this instance's counts since start.
+	 * @return the report
+	 */
+	@ReadOperation
+	public RateLimitsReport rateLimits() {
+		Map<String, PolicyReport> policies = new LinkedHashMap<>();
+		for (PolicyDefinition policy : this.registry.policies()) {
+			policies.put(policy.name(), report(policy));
+		}
+		return new RateLimitsReport(this.registry.backend().name(), lowerCase(this.failureMode), policies);
+	}
+
+	/**
+	 * A client's state under a policy, consuming nothing.
+	 * @param policy the policy name
+	 * @param key the client's key
+	 * @return the state, or {@code null} (404) for an unknown policy
+	 */
+	@ReadOperation
+	public @Nullable ClientState client(@Selector String policy, @Selector String key) {
+		return this.registry.find(policy).map((definition) -> state(definition, key)).orElse(null);
+	}
+
+	/**
+	 * Forgets a client's state under a policy, so its next request starts from full capacity.
+	 * @param policy the policy name
+	 * @param key the client's key
+	 * @return the state after the reset, or {@code null} (404) for an unknown policy
+	 */
+	@DeleteOperation
+	public @Nullable ClientState reset(@Selector String policy, @Selector String key) {
+		return this.registry.find(policy).map((definition) -> {
+			this.enforcer.reset(definition, key);
+			return state(definition, key);
+		}).orElse(null);
+	}
+
+	private PolicyReport report(PolicyDefinition policy) {
+		RateLimitCounters.Counts counts = this.counters.of(policy.name());
+		return new PolicyReport(policy.policy().algorithm().id(),
+				policy.policy().limits().stream().map(Limit::toString).toList(), policy.keyStrategy(),
+				patterns(policy.paths()), patterns(policy.excludePaths()), List.copyOf(policy.methods()),
+				policy.cost(), lowerCase(policy.failureMode()), policy.shadow(), counts.allowed(), counts.denied(),
+				counts.failed());
+	}
+
+	private static ClientState state(PolicyDefinition policy, String key) {
+		Decision decision = policy.limiter().peek(key);
+		return new ClientState(policy.name(), key, decision.limit().toString(), decision.limit().capacity(),
+				decision.remaining(), decision.resetAfterSeconds(),
+				decision.allowed() ? 0 : decision.retryAfterSeconds());
+	}
+
+	private static List<String> patterns(List<PathPattern> patterns) {
+		return patterns.stream().map(PathPattern::getPatternString).toList();
+	}
+
+	private static String lowerCase(FailureMode mode) {
+		return mode.name().toLowerCase(Locale.ROOT);
+	}
+
+	/**
+	 * The endpoint's report.
+	 *
+	 * @param backend the backend's name
+	 * @param failureMode the global failure mode
+	 * @param policies every policy by name
+	 */
+	public record RateLimitsReport(String backend, String failureMode, Map<String, PolicyReport> policies) {
+	}
+
+	/**
+	 * One policy: its configuration and this instance's counts since start.
+	 *
+	 * @param algorithm the algorithm
+	 * @param limits the limits, such as {@code 5/10s}
+	 * @param key the key strategy
+	 * @param paths the filter's path patterns
+	 * @param excludePaths the exempted path patterns
+	 * @param methods the filter's HTTP methods, empty for all
+	 * @param cost the permits a request costs
+	 * @param failureMode the policy's failure mode
+	 * @param shadow whether the policy only records
+	 * @param allowed requests let through
+	 * @param denied requests refused
+	 * @param failed requests decided without the backend because it failed
+	 */
+	public record PolicyReport(String algorithm, List<String> limits, String key, List<String> paths,
+			List<String> excludePaths, List<String> methods, long cost, String failureMode, boolean shadow,
+			long allowed, long denied, long failed) {
+	}
+
+	/**
+	 * A client's state under a policy, for the limit that binds.
+	 *
+	 * @param policy the policy name
+	 * @param key the client's key
+	 * @param limit the binding limit, such as {@code 5/10s}
+	 * @param capacity that limit's capacity
+	 * @param remaining the permits left
+	 * @param resetSeconds seconds until fully replenished
+	 * @param retryAfterSeconds seconds until one more request can succeed, 0 when one can now
+	 */
+	public record ClientState(String policy, String key, String limit, long capacity, long remaining,
+			long resetSeconds, long retryAfterSeconds) {
+	}
+
+}

@@ -1,0 +1,67 @@
+package io.github.ratelimit.spring.metrics;
+
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.TimeUnit;
+
+import io.github.ratelimit.spring.RateLimitOutcome;
+import io.github.ratelimit.spring.RateLimitRecorder;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+
+/**
+ * Records outcomes as Micrometer meters: counter {@value #REQUESTS} tagged {@code policy} and {@code outcome}, and
+ * timer {@value #LATENCY} of backend calls tagged {@code policy}. Never tagged by client, so the number of series
+ * stays bounded by the number of policies.
+ */
+public class RateLimitMetrics implements RateLimitRecorder {
+
+	/** The counter of requests, by policy and outcome. */
+	public static final String REQUESTS = "ratelimit.requests";
+
+	/** The timer of backend calls, by policy. */
+	public static final String LATENCY = "ratelimit.latency";
+
+	private final MeterRegistry registry;
+
+	private final ConcurrentMap<String, ConcurrentMap<RateLimitOutcome.Kind, Counter>> counters = new ConcurrentHashMap<>();
+
+	private final ConcurrentMap<String, Timer> timers = new ConcurrentHashMap<>();
+
+	/**
+	 * Creates the recorder.
+	 * @param registry the application's meter registry
+	 */
+	public RateLimitMetrics(MeterRegistry registry) {
+		this.registry = registry;
+	}
+
+	@Override
+	public void record(RateLimitOutcome outcome, long backendNanos) {
+		String policy = outcome.policy().name();
+		this.counters.computeIfAbsent(policy, (name) -> new ConcurrentHashMap<>())
+			.computeIfAbsent(outcome.kind(), (kind) -> counter(policy, kind))
+			.increment();
+		if (backendNanos >= 0) {
+			this.timers.computeIfAbsent(policy, this::timer).record(backendNanos, TimeUnit.NANOSECONDS);
+		}
+	}
+
+	private Counter counter(String policy, RateLimitOutcome.Kind kind) {
+		return Counter.builder(REQUESTS)
+			.description("Requests decided by a rate limit policy")
+			.tag("policy", policy)
+			.tag("outcome", kind.tag())
+			.register(this.registry);
+	}
+
+	private Timer timer(String policy) {
+		return Timer.builder(LATENCY)
+			.description("Time a rate limit decision waited for its backend")
+			.tag("policy", policy)
+			.publishPercentileHistogram()
+			.register(this.registry);
+	}
+
+}

@@ -1,0 +1,48 @@
+package io.github.ratelimit.operations;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+
+/**
+ * Plain HTTP calls to a running test server, as an operator's tools would make them.
+ */
+final class HttpProbe {
+
+	private final HttpClient client = HttpClient.newHttpClient();
+
+	private final int port;
+
+	HttpProbe(int port) {
+		this.port = port;
+	}
+
+	HttpResponse<String> get(String path) {
+		return send(HttpRequest.newBuilder(uri(path)).GET().build());
+	}
+
+	HttpResponse<String> delete(String path) {
+		return send(HttpRequest.newBuilder(uri(path)).DELETE().build());
+	}
+
+	private URI uri(String path) {
+		return URI.create("http://127.0.0.1:" + this.port + path);
+	}
+
+	private HttpResponse<String> send(HttpRequest request) {
+		try {
+			return this.client.send(request, HttpResponse.BodyHandlers.ofString());
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+}

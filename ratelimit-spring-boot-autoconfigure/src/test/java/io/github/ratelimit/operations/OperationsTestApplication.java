@@ -1,0 +1,35 @@
+package io.github.ratelimit.operations;
+
+import java.util.Map;
+
+import io.github.ratelimit.spring.annotation.RateLimited;
+
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * A small application for the operations tests: one filtered path and one annotated method.
+ */
+@SpringBootConfiguration
+@EnableAutoConfiguration
+class OperationsTestApplication {
+
+	@RestController
+	static class Controller {
+
+		@GetMapping("/hello")
+		Map<String, String> hello() {
+			return Map.of("message", "hello");
+		}
+
+		@GetMapping("/annotated")
+		@RateLimited(name = "annotated", limits = "2/1h")
+		Map<String, String> annotated() {
+			return Map.of("message", "annotated");
+		}
+
+	}
+
+}

@@ -1,0 +1,92 @@
+package io.github.ratelimit.operations;
+
+import io.github.ratelimit.autoconfigure.RateLimitActuatorAutoConfiguration;
+import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
+import io.github.ratelimit.spring.RateLimitRegistry;
+import io.github.ratelimit.spring.actuate.RateLimitsEndpoint;
+import io.github.ratelimit.spring.actuate.RateLimiterHealthIndicator;
+import io.github.ratelimit.test.TestRedis;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.health.contributor.AbstractHealthIndicator;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * When the health contributor and the endpoint exist, and what health says when Redis answers and when it does not.
+ */
+class RateLimitActuatorAutoConfigurationTests {
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(
+				AutoConfigurations.of(RateLimitAutoConfiguration.class, RateLimitActuatorAutoConfiguration.class))
+		.withPropertyValues("ratelimit.backend=in-memory", "ratelimit.policies.api.limits=3/1h",
+				"management.endpoints.web.exposure.include=ratelimits");
+
+	@Test
+	void healthAndEndpointArePresentWithActuator() {
+		this.runner.run((context) -> {
+			assertThat(context).hasSingleBean(RateLimitsEndpoint.class);
+			assertThat(context).hasBean("rateLimiterHealthIndicator");
+			assertThat(context.getBean(RateLimiterHealthIndicator.class).health(true).getStatus())
+				.isEqualTo(Status.UP);
+		});
+	}
+
+	@Test
+	void withoutActuatorThereIsNoEndpointNorHealthButLimitingWorks() {
+		this.runner.withClassLoader(new FilteredClassLoader(Endpoint.class, AbstractHealthIndicator.class))
+			.run((context) -> {
+				assertThat(context).doesNotHaveBean(RateLimitsEndpoint.class);
+				assertThat(context).doesNotHaveBean(RateLimiterHealthIndicator.class);
+				assertThat(context).hasSingleBean(RateLimitRegistry.class);
+			});
+	}
+
+	@Test
+	void healthIndicatorCanBeDisabled() {
+		this.runner.withPropertyValues("management.health.ratelimiter.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(RateLimiterHealthIndicator.class));
+	}
+
+	@Test
+	void endpointCanBeSwitchedOff() {
+		this.runner.withPropertyValues("management.endpoint.ratelimits.access=NONE")
+			.run((context) -> assertThat(context).doesNotHaveBean(RateLimitsEndpoint.class));
+	}
+
+	@Test
+	void healthIsDownWithDetailsWhileRedisDoesNotAnswer() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
+					RateLimitAutoConfiguration.class, RateLimitActuatorAutoConfiguration.class))
+			.withPropertyValues("spring.data.redis.port=" + TestRedis.freePort(), "spring.data.redis.timeout=500ms",
+					"ratelimit.failure-mode=closed")
+			.run((context) -> {
+				Health health = context.getBean(RateLimiterHealthIndicator.class).health(true);
+				assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+				assertThat(health.getDetails()).containsEntry("backend", "redis")
+					.containsEntry("failureMode", "closed")
+					.containsKey("error");
+			});
+	}
+
+	@Test
+	void healthIsUpWhileRedisAnswers() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
+					RateLimitAutoConfiguration.class, RateLimitActuatorAutoConfiguration.class))
+			.withPropertyValues("spring.data.redis.host=" + TestRedis.get().host(),
+					"spring.data.redis.port=" + TestRedis.get().port())
+			.run((context) -> assertThat(context.getBean(RateLimiterHealthIndicator.class).health(true).getStatus())
+				.isEqualTo(Status.UP));
+	}
+
+}

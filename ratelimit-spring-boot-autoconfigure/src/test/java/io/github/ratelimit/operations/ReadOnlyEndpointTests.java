@@ -1,0 +1,43 @@
+package io.github.ratelimit.operations;
+
+import java.util.UUID;
+
+import io.github.ratelimit.test.TestRedis;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The {@code ratelimits} endpoint with its default, read-only access: state can be read, no client can be reset.
+ */
+@SpringBootTest(classes = OperationsTestApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+		properties = { "ratelimit.policies.hello.limits=1/1h", "ratelimit.policies.hello.paths=/hello",
+				"management.endpoints.web.exposure.include=ratelimits" })
+class ReadOnlyEndpointTests {
+
+	@LocalServerPort
+	private int port;
+
+	@DynamicPropertySource
+	static void redis(DynamicPropertyRegistry registry) {
+		registry.add("spring.data.redis.host", () -> TestRedis.get().host());
+		registry.add("spring.data.redis.port", () -> TestRedis.get().port());
+		registry.add("ratelimit.key-prefix", () -> "ops-" + UUID.randomUUID());
+	}
+
+	@Test
+	void deleteIsRefusedWithoutUnrestrictedAccess() {
+		HttpProbe http = new HttpProbe(this.port);
+		assertThat(http.get("/hello").statusCode()).isEqualTo(200);
+		assertThat(http.get("/hello").statusCode()).isEqualTo(429);
+		assertThat(http.get("/actuator/ratelimits/hello/127.0.0.1").statusCode()).isEqualTo(200);
+		assertThat(http.delete("/actuator/ratelimits/hello/127.0.0.1").statusCode()).isEqualTo(405);
+		assertThat(http.get("/hello").statusCode()).isEqualTo(429);
+	}
+
+}

@@ -1,0 +1,240 @@
+package io.github.ratelimit.resilience;
+
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import io.github.ratelimit.spring.RateLimitCounters;
+import io.github.ratelimit.test.TestRedis;
+import io.github.ratelimit.test.TestRedis.EmbeddedRedis;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A real Redis that really fails: stopped and started again on the same port, paused with CLIENT PAUSE, its scripts
+ * flushed under load. Every mode answers without a 5xx it did not choose, health follows Redis, limits are exact
+ * again once it is back, and the deny cache spares Redis the calls of a client already over its limit.
+ */
+class RedisTroubleTests {
+
+	private static EmbeddedRedis redis;
+
+	private static LettuceConnectionFactory admin;
+
+	private final List<RunningApp> apps = new ArrayList<>();
+
+	@BeforeAll
+	static void startRedis() {
+		redis = EmbeddedRedis.start(TestRedis.freePort());
+		admin = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", redis.port()));
+		admin.afterPropertiesSet();
+		admin.start();
+	}
+
+	@AfterAll
+	static void stopRedis() {
+		admin.destroy();
+		redis.stop();
+	}
+
+	@AfterEach
+	void stopApps() {
+		this.apps.forEach(RunningApp::close);
+		redis.restartIfStopped();
+	}
+
+	@Test
+	void failOpenServesEveryRequestWhileRedisIsDownThenLimitsExactlyOnceItIsBack() throws Exception {
+		RunningApp app = start("ratelimit.failure-mode=open", "ratelimit.policies.hello.limits=3/1h",
+				"ratelimit.policies.hello.paths=/hello");
+		assertThat(statuses(app, 2)).containsOnly(200);
+		redis.stop();
+		List<Integer> whileDown = statuses(app, 30);
+		assertThat(whileDown).containsOnly(200);
+		assertThat(app.get("/actuator/health/rateLimiter").statusCode()).isEqualTo(503);
+		assertThat(app.get("/actuator/health/rateLimiter").body()).contains("\"DOWN\"", "\"backend\":\"redis\"",
+				"\"failureMode\":\"open\"", "\"error\"");
+		assertThat(app.bean(RateLimitCounters.class).of("hello").failed()).isEqualTo(30);
+
+		redis.restart();
+		awaitHealthUp(app);
+		// Redis came back empty: a fresh bucket of 3, exactly
+		assertThat(statuses(app, 5)).containsExactly(200, 200, 200, 429, 429);
+	}
+
+	@Test
+	void failClosedAnswers503WithRetryAfterWhileRedisIsDown() {
+		RunningApp app = start("ratelimit.failure-mode=closed", "ratelimit.policies.hello.limits=3/1h",
+				"ratelimit.policies.hello.paths=/hello");
+		redis.stop();
+		for (int i = 0; i < 5; i++) {
+			HttpResponse<String> response = app.get("/hello");
+			assertThat(response.statusCode()).isEqualTo(503);
+			assertThat(Long.parseLong(response.headers().firstValue("Retry-After").orElseThrow())).isPositive();
+			assertThat(response.headers().firstValue("Content-Type").orElseThrow())
+				.startsWith("application/problem+json");
+			assertThat(response.body()).contains("temporary-reduced-capacity", "\"policy\":\"hello\"");
+		}
+	}
+
+	@Test
+	void localFallbackEnforcesTheLimitDividedByTheInstances() {
+		RunningApp app = start("ratelimit.failure-mode=local", "ratelimit.fallback.instances=2",
+				"ratelimit.policies.hello.limits=6/1h", "ratelimit.policies.hello.paths=/hello");
+		redis.stop();
+		assertThat(statuses(app, 5)).containsExactly(200, 200, 200, 429, 429);
+	}
+
+	@Test
+	void policyFailureModeOverridesTheGlobalOne() {
+		RunningApp app = start("ratelimit.failure-mode=open", "ratelimit.policies.hello.limits=3/1h",
+				"ratelimit.policies.hello.paths=/hello", "ratelimit.policies.hello.failure-mode=closed");
+		redis.stop();
+		assertThat(statuses(app, 3)).containsOnly(503);
+	}
+
+	@Test
+	void pausedRedisIsCutShortByTheDecisionTimeout() throws InterruptedException {
+		RunningApp app = start("ratelimit.failure-mode=open", "ratelimit.timeout=100ms",
+				"ratelimit.policies.hello.limits=100/1h", "ratelimit.policies.hello.paths=/hello");
+		assertThat(statuses(app, 2)).containsOnly(200);
+		long pausedUntil = System.nanoTime() + Duration.ofSeconds(3).toNanos();
+		pause(Duration.ofSeconds(3));
+		List<Integer> whilePaused = statuses(app, 10);
+		long failedWhilePaused = app.bean(RateLimitCounters.class).of("hello").failed();
+		assertThat(whilePaused).containsOnly(200);
+		// each of them was answered by the failure mode, not by Redis once the pause ended
+		assertThat(failedWhilePaused).isEqualTo(10);
+		Thread.sleep(Math.max(0, (pausedUntil - System.nanoTime()) / 1_000_000) + 100);
+	}
+
+	@Test
+	void scriptFlushUnderLoadLosesNoDecision() throws Exception {
+		RunningApp app = start("ratelimit.failure-mode=closed", "ratelimit.timeout=5s",
+				"ratelimit.policies.hello.limits=50/1h", "ratelimit.policies.hello.paths=/hello");
+		ExecutorService executor = Executors.newFixedThreadPool(4);
+		try {
+			List<Future<List<Integer>>> load = new ArrayList<>();
+			for (int i = 0; i < 4; i++) {
+				load.add(executor.submit(() -> statuses(app, 25)));
+			}
+			for (int i = 0; i < 10; i++) {
+				redisCommand((connection) -> {
+					connection.scriptingCommands().scriptFlush();
+					return null;
+				});
+				Thread.sleep(5);
+			}
+			List<Integer> statuses = new ArrayList<>();
+			for (Future<List<Integer>> result : load) {
+				statuses.addAll(result.get());
+			}
+			assertThat(statuses).containsOnly(200, 429);
+			assertThat(statuses.stream().filter((status) -> status == 200)).hasSize(50);
+			assertThat(app.bean(RateLimitCounters.class).of("hello").failed()).isZero();
+		}
+		finally {
+			executor.shutdownNow();
+		}
+	}
+
+	@Test
+	void denyCacheSparesRedisTheCallsOfAClientOverItsLimit() {
+		RunningApp app = start("ratelimit.policies.hello.limits=5/1h", "ratelimit.policies.hello.paths=/hello");
+		assertThat(statuses(app, 5)).containsOnly(200);
+		long before = scriptCalls();
+		assertThat(statuses(app, 500)).containsOnly(429);
+		assertThat(scriptCalls() - before).isLessThanOrEqualTo(2);
+	}
+
+	@Test
+	void withoutTheDenyCacheEveryRefusalAsksRedis() {
+		RunningApp app = start("ratelimit.deny-cache.enabled=false", "ratelimit.policies.hello.limits=5/1h",
+				"ratelimit.policies.hello.paths=/hello");
+		assertThat(statuses(app, 5)).containsOnly(200);
+		long before = scriptCalls();
+		assertThat(statuses(app, 50)).containsOnly(429);
+		assertThat(scriptCalls() - before).isEqualTo(50);
+	}
+
+	@Test
+	void shadowPolicyRecordsRefusalsAndRefusesNothing() {
+		RunningApp app = start("ratelimit.policies.hello.limits=2/1h", "ratelimit.policies.hello.paths=/hello",
+				"ratelimit.policies.hello.shadow=true");
+		List<HttpResponse<String>> responses = new ArrayList<>();
+		for (int i = 0; i < 5; i++) {
+			responses.add(app.get("/hello"));
+		}
+		assertThat(responses).allSatisfy((response) -> {
+			assertThat(response.statusCode()).isEqualTo(200);
+			assertThat(response.headers().firstValue("X-RateLimit-Remaining")).isEmpty();
+			assertThat(response.headers().firstValue("RateLimit")).isEmpty();
+		});
+		String prometheusLike = app.get("/actuator/metrics/ratelimit.requests?tag=outcome:shadow-denied").body();
+		assertThat(prometheusLike).contains("\"value\":3.0");
+	}
+
+	private RunningApp start(String... properties) {
+		List<String> all = new ArrayList<>(List.of(properties));
+		all.add("ratelimit.key-prefix=trouble-" + UUID.randomUUID());
+		RunningApp app = RunningApp.start(redis.port(), all.toArray(String[]::new));
+		this.apps.add(app);
+		return app;
+	}
+
+	private static List<Integer> statuses(RunningApp app, int requests) {
+		List<Integer> statuses = new ArrayList<>();
+		for (int i = 0; i < requests; i++) {
+			statuses.add(app.get("/hello").statusCode());
+		}
+		return statuses;
+	}
+
+	private static void awaitHealthUp(RunningApp app) throws InterruptedException {
+		for (int i = 0; i < 300; i++) {
+			if (app.get("/actuator/health/rateLimiter").statusCode() == 200) {
+				return;
+			}
+			Thread.sleep(100);
+		}
+		throw new AssertionError("Health did not turn UP within 30 s of Redis coming back");
+	}
+
+	private static void pause(Duration duration) {
+		redisCommand((connection) -> connection.execute("CLIENT", "PAUSE".getBytes(),
+				Long.toString(duration.toMillis()).getBytes()));
+	}
+
+	private static long scriptCalls() {
+		Properties stats = redisCommand((connection) -> connection.serverCommands().info("commandstats"));
+		long calls = 0;
+		for (String command : List.of("cmdstat_evalsha", "cmdstat_eval")) {
+			String line = stats.getProperty(command);
+			if (line != null) {
+				calls += Long.parseLong(line.replaceAll("^calls=(\\d+),.*$", "$1"));
+			}
+		}
+		return calls;
+	}
+
+	private static <T> T redisCommand(RedisCallback<T> command) {
+		return new StringRedisTemplate(admin).execute(command);
+	}
+
+}

@@ -1,0 +1,84 @@
+package io.github.ratelimit.resilience;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * One instance of the test application on a random port, and plain HTTP calls to it.
+ */
+final class RunningApp implements AutoCloseable {
+
+	private final ConfigurableApplicationContext context;
+
+	private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+	private final int port;
+
+	private RunningApp(ConfigurableApplicationContext context) {
+		this.context = context;
+		this.port = Integer.parseInt(context.getEnvironment().getProperty("local.server.port"));
+	}
+
+	/**
+	 * Starts an instance with the production default {@code ratelimit.timeout} of 100 ms, unless a property says
+	 * otherwise. Properties are passed as command-line arguments, which win over any configuration file.
+	 */
+	static RunningApp start(int redisPort, String... properties) {
+		Map<String, String> all = new LinkedHashMap<>();
+		for (String property : List.of("server.port=0", "spring.data.redis.host=127.0.0.1",
+				"spring.data.redis.port=" + redisPort, "spring.data.redis.timeout=2s",
+				"spring.data.redis.connect-timeout=500ms", "ratelimit.timeout=100ms",
+				"management.endpoints.web.exposure.include=health,ratelimits,metrics",
+				"management.endpoint.health.show-details=always", "spring.main.banner-mode=off")) {
+			put(all, property);
+		}
+		for (String property : properties) {
+			put(all, property);
+		}
+		String[] arguments = all.entrySet().stream()
+			.map((entry) -> "--" + entry.getKey() + "=" + entry.getValue())
+			.toArray(String[]::new);
+		return new RunningApp(new SpringApplicationBuilder(ResilienceTestApplication.class).run(arguments));
+	}
+
+	private static void put(Map<String, String> properties, String property) {
+		int equals = property.indexOf('=');
+		properties.put(property.substring(0, equals), property.substring(equals + 1));
+	}
+
+	<T> T bean(Class<T> type) {
+		return this.context.getBean(type);
+	}
+
+	HttpResponse<String> get(String path) {
+		try {
+			return this.client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + path))
+				.timeout(Duration.ofSeconds(30))
+				.build(), HttpResponse.BodyHandlers.ofString());
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	@Override
+	public void close() {
+		this.context.close();
+	}
+
+}
