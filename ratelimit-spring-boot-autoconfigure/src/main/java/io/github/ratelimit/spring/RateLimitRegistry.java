@@ -101,24 +101,34 @@ public class RateLimitRegistry {
 	 * @param limits the annotation's limits, such as {@code "10/1m"}
 	 * @param algorithm the annotation's algorithm, or {@code null} for the default
 	 * @return the policy
-	 * @throws IllegalStateException when no policy of that name is configured and the annotation has no limits
+	 * @throws IllegalStateException when no policy of that name is configured and the annotation has no limits, or
+	 * when another annotation declared the same name with other limits or another algorithm
 	 * @throws IllegalArgumentException when the annotation's limits are invalid
 	 */
 	public PolicyDefinition declare(String name, List<String> limits, @Nullable Algorithm algorithm) {
-		PolicyDefinition policy = this.configured.get(name);
-		if (policy != null) {
-			return policy;
+		PolicyDefinition configuredPolicy = this.configured.get(name);
+		if (configuredPolicy != null) {
+			return configuredPolicy;
 		}
 		if (limits.isEmpty()) {
 			throw new IllegalStateException("No rate limit policy '" + name
 					+ "': configure ratelimit.policies." + name + ".limits or give the annotation limits");
 		}
-		return this.declared.computeIfAbsent(name, (key) -> {
-			Policy declaredPolicy = new Policy(name, (algorithm != null) ? algorithm : this.defaultAlgorithm,
-					limits.stream().map(Limit::parse).toList());
-			return new PolicyDefinition(declaredPolicy, this.backend.create(declaredPolicy), "ip",
-					this.defaultKeyResolver, List.of(), List.of(), Set.of(), 1, this.defaultFailureMode, false);
-		});
+		Policy policy = new Policy(name, (algorithm != null) ? algorithm : this.defaultAlgorithm,
+				limits.stream().map(Limit::parse).toList());
+		PolicyDefinition declaredPolicy = this.declared.computeIfAbsent(name,
+				(key) -> new PolicyDefinition(policy, this.backend.create(policy), "ip", this.defaultKeyResolver,
+						List.of(), List.of(), Set.of(), 1, this.defaultFailureMode, false));
+		if (!declaredPolicy.policy().equals(policy)) {
+			throw new IllegalStateException("Rate limit policy '" + name + "' is declared by @RateLimited both as "
+					+ describe(declaredPolicy.policy()) + " and as " + describe(policy)
+					+ "; give one of them another name, or configure ratelimit.policies." + name);
+		}
+		return declaredPolicy;
+	}
+
+	private static String describe(Policy policy) {
+		return policy.algorithm().id() + " " + policy.limits();
 	}
 
 }

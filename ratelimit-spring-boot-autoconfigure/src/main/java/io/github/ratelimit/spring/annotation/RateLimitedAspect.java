@@ -1,6 +1,7 @@
 package io.github.ratelimit.spring.annotation;
 
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.net.URI;
 import java.security.Principal;
 import java.util.ArrayList;
@@ -25,16 +26,23 @@ import org.aspectj.lang.reflect.MethodSignature;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.Ordered;
 import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.core.annotation.MergedAnnotation;
 import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
 import org.springframework.expression.Expression;
+import org.springframework.expression.ParseException;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
 import org.springframework.util.StringUtils;
 import org.springframework.web.context.request.RequestAttributes;
 import org.springframework.web.context.request.RequestContextHolder;
@@ -45,7 +53,7 @@ import org.springframework.web.context.request.ServletRequestAttributes;
  * transaction and reaches no cache.
  */
 @Aspect
-public class RateLimitedAspect implements Ordered {
+public class RateLimitedAspect implements Ordered, BeanFactoryAware, SmartInitializingSingleton {
 
 	private static final boolean SERVLET_PRESENT = ClassUtils.isPresent("jakarta.servlet.http.HttpServletRequest",
 			RateLimitedAspect.class.getClassLoader());
@@ -60,7 +68,9 @@ public class RateLimitedAspect implements Ordered {
 
 	private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
 
-	private final Map<Method, List<Limited>> cache = new ConcurrentHashMap<>();
+	private final Map<Target, List<Limited>> cache = new ConcurrentHashMap<>();
+
+	private @Nullable ListableBeanFactory beanFactory;
 
 	/**
 	 * Creates the aspect.
@@ -95,14 +105,47 @@ public class RateLimitedAspect implements Ordered {
 				: method.getDeclaringClass();
 		Method specific = AopUtils.getMostSpecificMethod(method, target);
 		HttpServletRequest request = currentRequest();
-		for (Limited limited : this.cache.computeIfAbsent(specific, (key) -> limitsOf(specific, target))) {
+		for (Limited limited : limitsOf(specific, target)) {
 			enforce(limited, specific, call.getArgs(), request);
 		}
 		return call.proceed();
 	}
 
+	@Override
+	public void setBeanFactory(BeanFactory beanFactory) {
+		this.beanFactory = (beanFactory instanceof ListableBeanFactory listable) ? listable : null;
+	}
+
+	/**
+	 * Resolves the policy of every {@link RateLimited} on the application's beans at start-up, so that an invalid
+	 * annotation (unparsable limits or expressions, an unknown algorithm, a name with neither configuration nor
+	 * limits, one name declared with two sets of limits) stops start-up instead of failing calls.
+	 */
+	@Override
+	public void afterSingletonsInstantiated() {
+		if (this.beanFactory == null) {
+			return;
+		}
+		for (String name : this.beanFactory.getBeanDefinitionNames()) {
+			Class<?> type = this.beanFactory.getType(name, false);
+			if (type == null || !AnnotationUtils.isCandidateClass(type, RateLimited.class)) {
+				continue;
+			}
+			Class<?> userClass = ClassUtils.getUserClass(type);
+			boolean onClass = MergedAnnotations.from(userClass, SearchStrategy.TYPE_HIERARCHY)
+				.isPresent(RateLimited.class);
+			for (Method method : ReflectionUtils.getUniqueDeclaredMethods(userClass, ReflectionUtils.USER_DECLARED_METHODS)) {
+				boolean onMethod = MergedAnnotations.from(method, SearchStrategy.TYPE_HIERARCHY)
+					.isPresent(RateLimited.class);
+				if (onMethod || (onClass && Modifier.isPublic(method.getModifiers()))) {
+					limitsOf(method, userClass);
+				}
+			}
+		}
+	}
+
 	private void enforce(Limited limited, Method method, Object[] args, @Nullable HttpServletRequest request) {
-		PolicyDefinition policy = this.registry.declare(limited.name(), limited.limits(), limited.algorithm());
+		PolicyDefinition policy = limited.policy();
 		String key = key(limited, policy, method, args, request);
 		long permits = (limited.cost() != null) ? cost(limited.cost(), method, args, request) : policy.cost();
 		RateLimitOutcome outcome = this.enforcer.enforce(policy, key, permits);
@@ -153,6 +196,18 @@ public class RateLimitedAspect implements Ordered {
 	}
 
 	private List<Limited> limitsOf(Method method, Class<?> target) {
+		return this.cache.computeIfAbsent(new Target(method, target), (key) -> {
+			try {
+				return resolve(method, target);
+			}
+			catch (IllegalArgumentException | IllegalStateException | ParseException ex) {
+				throw new IllegalStateException("Invalid @RateLimited on " + target.getName() + "." + method.getName()
+						+ ": " + ex.getMessage(), ex);
+			}
+		});
+	}
+
+	private List<Limited> resolve(Method method, Class<?> target) {
 		List<Limited> limits = new ArrayList<>();
 		MergedAnnotations.from(target, SearchStrategy.TYPE_HIERARCHY).stream(RateLimited.class)
 			.forEach((annotation) -> limits.add(limited(annotation, method, target)));
@@ -166,10 +221,11 @@ public class RateLimitedAspect implements Ordered {
 		String algorithm = annotation.getString("algorithm");
 		String key = annotation.getString("key");
 		String cost = annotation.getString("cost");
-		return new Limited(StringUtils.hasText(name) ? name : target.getSimpleName() + "." + method.getName(),
+		PolicyDefinition policy = this.registry.declare(
+				StringUtils.hasText(name) ? name : target.getSimpleName() + "." + method.getName(),
 				Arrays.asList(annotation.getStringArray("limits")),
-				StringUtils.hasText(algorithm) ? Algorithm.of(algorithm) : null,
-				StringUtils.hasText(key) ? this.parser.parseExpression(key) : null,
+				StringUtils.hasText(algorithm) ? Algorithm.of(algorithm) : null);
+		return new Limited(policy, StringUtils.hasText(key) ? this.parser.parseExpression(key) : null,
 				StringUtils.hasText(cost) ? this.parser.parseExpression(cost) : null);
 	}
 
@@ -192,10 +248,15 @@ public class RateLimitedAspect implements Ordered {
 	}
 
 	/**
-	 * One {@link RateLimited} annotation of a method, its expressions parsed once.
+	 * One {@link RateLimited} annotation of a method: its policy, and its expressions parsed once.
 	 */
-	private record Limited(String name, List<String> limits, @Nullable Algorithm algorithm,
-			@Nullable Expression key, @Nullable Expression cost) {
+	private record Limited(PolicyDefinition policy, @Nullable Expression key, @Nullable Expression cost) {
+	}
+
+	/**
+	 * A method as called on a bean class (a method inherited by two classes has two default policy names).
+	 */
+	private record Target(Method method, Class<?> type) {
 	}
 
 }

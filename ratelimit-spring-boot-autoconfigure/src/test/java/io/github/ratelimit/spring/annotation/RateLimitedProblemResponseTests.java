@@ -29,7 +29,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 @SpringBootTest(
 		classes = { AnnotationTestApplication.class, RateLimitedProblemResponseTests.CompareConfiguration.class },
 		properties = { "ratelimit.policies.filtered.paths=/compare/filtered",
-				"ratelimit.policies.filtered.limits=1/1h" })
+				"ratelimit.policies.filtered.limits=1/1h",
+				// AnnotationTestApplication's configuration-only policies must be configured to start
+				"ratelimit.policies.configuration-only.limits=2/1h", "ratelimit.policies.shadowed.limits=1/1h" })
 @AutoConfigureMockMvc
 class RateLimitedProblemResponseTests {
 
