@@ -1,9 +1,8 @@
 package io.github.ratelimit.operations;
 
 import java.net.http.HttpResponse;
-import java.util.UUID;
-
-import io.github.ratelimit.test.TestRedis;
+import io.github.ratelimit.test.HttpProbe;
+import io.github.ratelimit.test.TestRedisProperties;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -33,9 +32,7 @@ class OperationsEndpointTests {
 
 	@DynamicPropertySource
 	static void redis(DynamicPropertyRegistry registry) {
-		registry.add("spring.data.redis.host", () -> TestRedis.get().host());
-		registry.add("spring.data.redis.port", () -> TestRedis.get().port());
-		registry.add("ratelimit.key-prefix", () -> "ops-" + UUID.randomUUID());
+		TestRedisProperties.register(registry);
 	}
 
 	@Test

@@ -1,8 +1,7 @@
 package io.github.ratelimit.operations;
 
-import java.util.UUID;
-
-import io.github.ratelimit.test.TestRedis;
+import io.github.ratelimit.test.HttpProbe;
+import io.github.ratelimit.test.TestRedisProperties;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.test.context.SpringBootTest;
@@ -25,9 +24,7 @@ class ReadOnlyEndpointTests {
 
 	@DynamicPropertySource
 	static void redis(DynamicPropertyRegistry registry) {
-		registry.add("spring.data.redis.host", () -> TestRedis.get().host());
-		registry.add("spring.data.redis.port", () -> TestRedis.get().port());
-		registry.add("ratelimit.key-prefix", () -> "ops-" + UUID.randomUUID());
+		TestRedisProperties.register(registry);
 	}
 
 	@Test

@@ -1,15 +1,11 @@
 package io.github.ratelimit.resilience;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+
+import io.github.ratelimit.test.HttpProbe;
 
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -21,13 +17,11 @@ final class RunningApp implements AutoCloseable {
 
 	private final ConfigurableApplicationContext context;
 
-	private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-
-	private final int port;
+	private final HttpProbe http;
 
 	private RunningApp(ConfigurableApplicationContext context) {
 		this.context = context;
-		this.port = Integer.parseInt(context.getEnvironment().getProperty("local.server.port"));
+		this.http = new HttpProbe(Integer.parseInt(context.getEnvironment().getProperty("local.server.port")));
 	}
 
 	/**
@@ -62,18 +56,7 @@ final class RunningApp implements AutoCloseable {
 	}
 
 	HttpResponse<String> get(String path) {
-		try {
-			return this.client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + path))
-				.timeout(Duration.ofSeconds(30))
-				.build(), HttpResponse.BodyHandlers.ofString());
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException(ex);
-		}
+		return this.http.get(path);
 	}
 
 	@Override

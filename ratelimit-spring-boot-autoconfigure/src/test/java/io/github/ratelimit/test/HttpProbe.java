@@ -1,4 +1,4 @@
-package io.github.ratelimit.operations;
+package io.github.ratelimit.test;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -6,26 +6,27 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 
 /**
  * Plain HTTP calls to a running test server, as an operator's tools would make them.
  */
-final class HttpProbe {
+public final class HttpProbe {
 
-	private final HttpClient client = HttpClient.newHttpClient();
+	private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
 	private final int port;
 
-	HttpProbe(int port) {
+	public HttpProbe(int port) {
 		this.port = port;
 	}
 
-	HttpResponse<String> get(String path) {
-		return send(HttpRequest.newBuilder(uri(path)).GET().build());
+	public HttpResponse<String> get(String path) {
+		return send(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(30)).GET().build());
 	}
 
-	HttpResponse<String> delete(String path) {
-		return send(HttpRequest.newBuilder(uri(path)).DELETE().build());
+	public HttpResponse<String> delete(String path) {
+		return send(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(30)).DELETE().build());
 	}
 
 	private URI uri(String path) {
