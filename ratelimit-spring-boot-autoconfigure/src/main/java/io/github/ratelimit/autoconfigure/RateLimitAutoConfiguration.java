@@ -2,8 +2,11 @@ package io.github.ratelimit.autoconfigure;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import io.github.ratelimit.core.RateLimiterBackend;
+import io.lettuce.core.resource.Delay;
 import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
 import io.github.ratelimit.core.redis.RedisRateLimiterBackend;
 import io.github.ratelimit.core.resilience.CircuitBreaker;
@@ -19,9 +22,14 @@ import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.data.redis.autoconfigure.ClientResourcesBuilderCustomizer;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
@@ -37,6 +45,13 @@ public final class RateLimitAutoConfiguration {
 
 	/** The most clients the deny cache remembers. */
 	static final int DENY_CACHE_SIZE = 10_000;
+
+	/** Lettuce's reconnect delays: exponential from 10 ms, at most one second. */
+	static final Supplier<Delay> RECONNECT_DELAY = () -> Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1),
+			2, TimeUnit.MILLISECONDS);
+
+	/** The longest the deny cache answers for a client before Redis is asked again. */
+	static final Duration DENY_CACHE_MAX_AGE = Duration.ofSeconds(1);
 
 	@Bean
 	@ConditionalOnMissingBean
@@ -62,7 +77,8 @@ public final class RateLimitAutoConfiguration {
 					"set it to the number of instances that share the limits", null);
 		}
 		return new RateLimitEnforcer(recorders.orderedStream().toList(), new CircuitBreaker(BREAKER_OPEN_INTERVAL),
-				properties.getDenyCache().isEnabled() ? new DenyCache(DENY_CACHE_SIZE) : null, instances);
+				properties.getDenyCache().isEnabled() ? new DenyCache(DENY_CACHE_SIZE, DENY_CACHE_MAX_AGE) : null,
+				instances);
 	}
 
 	@Bean
@@ -101,6 +117,22 @@ public final class RateLimitAutoConfiguration {
 					null);
 		}
 		return redis;
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass({ ClientResourcesBuilderCustomizer.class, Delay.class })
+	static class LettuceReconnectConfiguration {
+
+		/**
+		 * Lettuce backs off up to 30 s between reconnect attempts, so after a long Redis outage exact limiting could
+		 * wait that long to resume; cap the wait at one second. Ordered first: your own customizer can change it.
+		 */
+		@Bean
+		@Order(Ordered.HIGHEST_PRECEDENCE)
+		ClientResourcesBuilderCustomizer rateLimitReconnectDelay() {
+			return (builder) -> builder.reconnectDelay(RECONNECT_DELAY.get());
+		}
+
 	}
 
 }

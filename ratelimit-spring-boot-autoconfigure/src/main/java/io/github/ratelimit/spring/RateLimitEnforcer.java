@@ -59,7 +59,7 @@ public class RateLimitEnforcer {
 	 * @param recorders told of every outcome
 	 */
 	public RateLimitEnforcer(List<RateLimitRecorder> recorders) {
-		this(recorders, new CircuitBreaker(Duration.ofSeconds(1)), new DenyCache(10_000), 1);
+		this(recorders, new CircuitBreaker(Duration.ofSeconds(1)), new DenyCache(10_000, Duration.ofSeconds(1)), 1);
 	}
 
 	/**
@@ -75,6 +75,10 @@ public class RateLimitEnforcer {
 		this.breaker = breaker;
 		this.denyCache = denyCache;
 		this.fallbackInstances = fallbackInstances;
+		if (denyCache != null) {
+			// the backend is back, perhaps empty: what it refused before is no guide now
+			breaker.whenRecovered(denyCache::clear);
+		}
 	}
 
 	/**

@@ -33,12 +33,12 @@ public record RateLimitOutcome(PolicyDefinition policy, Decision decision, Kind 
 	}
 
 	/**
-	 * Whether the decision's counts are real, and so worth rate limit headers: false when the backend failed and no
-	 * limiter decided.
-	 * @return whether a limiter decided
+	 * Whether the decision describes the policy's shared limits, and so is worth rate limit headers: false when the
+	 * backend failed (failed open or closed, or decided by the local fallback, whose limits are divided).
+	 * @return whether the shared limiter decided
 	 */
 	public boolean decided() {
-		return this.kind != Kind.FAILED_OPEN && this.kind != Kind.FAILED_CLOSED;
+		return !this.kind.failed();
 	}
 
 	/**

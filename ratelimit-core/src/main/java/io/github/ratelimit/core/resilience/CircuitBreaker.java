@@ -1,6 +1,8 @@
 package io.github.ratelimit.core.resilience;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
@@ -24,6 +26,8 @@ public final class CircuitBreaker {
 	private final AtomicReference<@Nullable Open> open = new AtomicReference<>();
 
 	private final AtomicBoolean probing = new AtomicBoolean();
+
+	private final List<Runnable> recoveryListeners = new CopyOnWriteArrayList<>();
 
 	/**
 	 * Creates a breaker on the JVM's monotonic clock.
@@ -63,13 +67,22 @@ public final class CircuitBreaker {
 	}
 
 	/**
-	 * Reports a successful call: the breaker closes.
+	 * Reports a successful call: the breaker closes, and if it was open, the recovery listeners run.
 	 */
 	public void onSuccess() {
-		if (this.open.get() != null) {
-			this.open.set(null);
-		}
+		boolean wasOpen = this.open.get() != null && this.open.getAndSet(null) != null;
 		this.probing.set(false);
+		if (wasOpen) {
+			this.recoveryListeners.forEach(Runnable::run);
+		}
+	}
+
+	/**
+	 * Adds a listener run each time the backend answers again after a failure (it may have lost its data).
+	 * @param listener the listener
+	 */
+	public void whenRecovered(Runnable listener) {
+		this.recoveryListeners.add(listener);
 	}
 
 	/**

@@ -15,13 +15,17 @@ import org.jspecify.annotations.Nullable;
  * It never refuses what the backend would admit at that moment: a refusal of {@code p} permits with a retry-after
  * of {@code t} means no request of {@code p} or more permits can succeed before {@code t} (time only replenishes
  * limits, other requests only consume them), so only requests of at least {@code p} permits are refused from the
- * cache; smaller ones still ask the backend. A reset of the client through this instance forgets it. It holds at
- * most {@code maxEntries} clients; when full, expired entries are dropped, and if none are, new refusals are not
- * remembered.
+ * cache; smaller ones still ask the backend. What the cache cannot see is the backend's state changing under it: a
+ * reset of the client through another instance, or a backend that lost its data. So an entry is kept at most
+ * {@code maxAge} (then one call asks the backend again), a reset through this instance forgets the client, and
+ * {@link #clear()} forgets everyone (after the backend was unreachable). It holds at most {@code maxEntries} clients;
+ * when full, expired entries are dropped, and if none are, new refusals are not remembered.
  */
 public final class DenyCache {
 
 	private final int maxEntries;
+
+	private final long maxAgeNanos;
 
 	private final LongSupplier nanoTime;
 
@@ -30,18 +34,21 @@ public final class DenyCache {
 	/**
 	 * Creates a cache on the JVM's monotonic clock.
 	 * @param maxEntries the most clients remembered
+	 * @param maxAge the longest a refusal is answered from the cache before the backend is asked again
 	 */
-	public DenyCache(int maxEntries) {
-		this(maxEntries, System::nanoTime);
+	public DenyCache(int maxEntries, Duration maxAge) {
+		this(maxEntries, maxAge, System::nanoTime);
 	}
 
 	/**
 	 * Creates a cache.
 	 * @param maxEntries the most clients remembered
+	 * @param maxAge the longest a refusal is answered from the cache before the backend is asked again
 	 * @param nanoTime a monotonic clock in nanoseconds
 	 */
-	public DenyCache(int maxEntries, LongSupplier nanoTime) {
+	public DenyCache(int maxEntries, Duration maxAge, LongSupplier nanoTime) {
 		this.maxEntries = maxEntries;
+		this.maxAgeNanos = maxAge.toNanos();
 		this.nanoTime = nanoTime;
 	}
 
@@ -58,11 +65,11 @@ public final class DenyCache {
 			return null;
 		}
 		long now = this.nanoTime.getAsLong();
-		long left = entry.until() - now;
-		if (left <= 0) {
+		if (entry.expires() - now <= 0) {
 			this.entries.remove(new Key(policy, client), entry);
 			return null;
 		}
+		long left = entry.until() - now;
 		Decision denial = entry.denial();
 		Duration elapsed = Duration.ofNanos(now - entry.since());
 		Duration resetAfter = denial.resetAfter().minus(elapsed);
@@ -83,12 +90,14 @@ public final class DenyCache {
 		}
 		long now = this.nanoTime.getAsLong();
 		if (this.entries.size() >= this.maxEntries) {
-			this.entries.values().removeIf((entry) -> entry.until() - now <= 0);
+			this.entries.values().removeIf((entry) -> entry.expires() - now <= 0);
 			if (this.entries.size() >= this.maxEntries) {
 				return;
 			}
 		}
-		this.entries.put(new Key(policy, client), new Entry(now + denial.retryAfter().toNanos(), now, permits, denial));
+		long retryNanos = denial.retryAfter().toNanos();
+		this.entries.put(new Key(policy, client),
+				new Entry(now + retryNanos, now + Math.min(retryNanos, this.maxAgeNanos), now, permits, denial));
 	}
 
 	/**
@@ -98,6 +107,13 @@ public final class DenyCache {
 	 */
 	public void forget(String policy, String client) {
 		this.entries.remove(new Key(policy, client));
+	}
+
+	/**
+	 * Forgets every client, after the backend could not be reached (it may have come back empty).
+	 */
+	public void clear() {
+		this.entries.clear();
 	}
 
 	/**
@@ -111,7 +127,7 @@ public final class DenyCache {
 	private record Key(String policy, String client) {
 	}
 
-	private record Entry(long until, long since, long permits, Decision denial) {
+	private record Entry(long until, long expires, long since, long permits, Decision denial) {
 	}
 
 }

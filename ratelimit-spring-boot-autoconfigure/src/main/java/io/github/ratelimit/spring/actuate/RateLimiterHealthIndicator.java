@@ -41,19 +41,24 @@ public class RateLimiterHealthIndicator extends AbstractHealthIndicator {
 			.withDetail("failureMode", this.failureMode.name().toLowerCase(Locale.ROOT));
 		if (!this.breaker.tryCall()) {
 			Throwable error = this.breaker.lastError();
-			builder.down().withDetail("error", (error != null) ? error.getClass().getName() + ": " + error.getMessage()
-					: "circuit open");
+			builder.down().withDetail("error", (error != null) ? describe(error) : "circuit open");
 			return;
 		}
 		try {
 			this.backend.check();
 		}
 		catch (RuntimeException ex) {
+			// reported as DOWN, not thrown: a Redis outage would otherwise log a stack trace on every poll
 			this.breaker.onFailure(ex);
-			throw ex;
+			builder.down().withDetail("error", describe(ex));
+			return;
 		}
 		this.breaker.onSuccess();
 		builder.up();
+	}
+
+	private static String describe(Throwable error) {
+		return error.getClass().getName() + ": " + error.getMessage();
 	}
 
 }
