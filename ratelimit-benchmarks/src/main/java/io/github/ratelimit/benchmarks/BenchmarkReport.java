@@ -301,9 +301,9 @@ final class BenchmarkReport {
 				+ millis(http.meanP99(false)) + " |");
 		line("| limited | " + rate(http.meanRate(true)) + " | " + millis(http.meanP50(true)) + " | "
 				+ millis(http.meanP99(true)) + " |");
-		line("| limited / unlimited, added | " + ratio(http.meanRate(true) / http.meanRate(false)) + " | +"
-				+ millis(http.meanP50(true) - http.meanP50(false)) + " | +"
-				+ millis(http.meanP99(true) - http.meanP99(false)) + " |");
+		line("| limited / unlimited, added | " + ratio(http.meanRate(true) / http.meanRate(false)) + " | "
+				+ signedMillis(http.meanP50(true) - http.meanP50(false)) + " | "
+				+ signedMillis(http.meanP99(true) - http.meanP99(false)) + " |");
 		line("");
 	}
 
@@ -365,6 +365,10 @@ final class BenchmarkReport {
 
 	private static String millis(double millis) {
 		return String.format(Locale.ROOT, "%.2f", millis);
+	}
+
+	private static String signedMillis(double millis) {
+		return String.format(Locale.ROOT, "%+.2f", millis);
 	}
 
 	private static String usec(Double usec) {
