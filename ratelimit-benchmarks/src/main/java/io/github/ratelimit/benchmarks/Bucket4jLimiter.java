@@ -1,0 +1,61 @@
+package io.github.ratelimit.benchmarks;
+
+import java.time.Duration;
+
+import io.github.bucket4j.BucketConfiguration;
+import io.github.bucket4j.distributed.BucketProxy;
+import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
+import io.github.bucket4j.distributed.proxy.ProxyManager;
+import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.codec.RedisCodec;
+import io.lettuce.core.codec.StringCodec;
+
+/**
+ * Bucket4j's Lettuce proxy manager (compare-and-swap) with the same limit, on one shared Lettuce connection.
+ * Connected once constructed.
+ */
+final class Bucket4jLimiter implements Contender {
+
+	private final RedisClient client;
+
+	private final StatefulRedisConnection<String, byte[]> connection;
+
+	private final BucketProxy[] buckets;
+
+	Bucket4jLimiter(String host, int port) {
+		this(host, port, 100_000, Duration.ofDays(1));
+	}
+
+	Bucket4jLimiter(String host, int port, long capacity, Duration period) {
+		this.client = RedisClient.create(RedisURI.create(host, port));
+		this.connection = this.client.connect(RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE));
+		ProxyManager<String> proxyManager = Bucket4jLettuce.casBasedBuilder(this.connection)
+			.expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(Duration.ofSeconds(10)))
+			.build();
+		BucketConfiguration configuration = BucketConfiguration.builder()
+			.addLimit((limit) -> limit.capacity(capacity).refillGreedy(capacity, period))
+			.build();
+		String[] clients = OurLimiter.clients();
+		this.buckets = new BucketProxy[clients.length];
+		for (int i = 0; i < clients.length; i++) {
+			this.buckets[i] = proxyManager.builder().build("bucket4j:" + clients[i], () -> configuration);
+		}
+		decide(0);
+	}
+
+	@Override
+	public boolean decide(int client) {
+		return this.buckets[client].tryConsume(1);
+	}
+
+	@Override
+	public void close() {
+		this.connection.close();
+		this.client.shutdown();
+	}
+
+}

@@ -1,0 +1,84 @@
+package io.github.ratelimit.benchmarks;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * A timed loop: a number of threads decide for random clients as fast as they can; decisions made during the
+ * warm-up are discarded and the rest are counted over the measured interval.
+ */
+final class DecisionLoad {
+
+	/** Clients the load spreads over. */
+	static final int KEYS = 10_000;
+
+	private final Duration warmUp;
+
+	private final Duration measure;
+
+	DecisionLoad(Duration warmUp, Duration measure) {
+		this.warmUp = warmUp;
+		this.measure = measure;
+	}
+
+	Throughput run(Contender contender, int threads) {
+		LongAdder decisions = new LongAdder();
+		LongAdder errors = new LongAdder();
+		AtomicReference<RuntimeException> firstError = new AtomicReference<>();
+		AtomicBoolean stop = new AtomicBoolean();
+		List<Thread> workers = new ArrayList<>(threads);
+		Runnable loop = () -> {
+			ThreadLocalRandom random = ThreadLocalRandom.current();
+			while (!stop.get()) {
+				try {
+					contender.decide(random.nextInt(KEYS));
+					decisions.increment();
+				}
+				catch (RuntimeException ex) {
+					errors.increment();
+					if (firstError.compareAndSet(null, ex)) {
+						System.err.println("[benchmarks] first error of " + contender + ": " + ex);
+					}
+				}
+			}
+		};
+		for (int i = 0; i < threads; i++) {
+			Thread worker = new Thread(loop, "decision-load-" + i);
+			worker.setDaemon(true);
+			workers.add(worker);
+			worker.start();
+		}
+		try {
+			Thread.sleep(this.warmUp.toMillis());
+			long startDecisions = decisions.sum();
+			long startErrors = errors.sum();
+			long start = System.nanoTime();
+			Thread.sleep(this.measure.toMillis());
+			long made = decisions.sum() - startDecisions;
+			long failed = errors.sum() - startErrors;
+			double seconds = (System.nanoTime() - start) / 1e9;
+			return new Throughput(made / seconds, made, failed);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while measuring", ex);
+		}
+		finally {
+			stop.set(true);
+			for (Thread worker : workers) {
+				try {
+					worker.join(10_000);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+			}
+		}
+	}
+
+}

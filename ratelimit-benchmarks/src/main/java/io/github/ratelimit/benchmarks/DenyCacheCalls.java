@@ -1,0 +1,80 @@
+package io.github.ratelimit.benchmarks;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+
+import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.core.Policy;
+import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.core.redis.RedisRateLimiterBackend;
+import io.github.ratelimit.core.resilience.CircuitBreaker;
+import io.github.ratelimit.core.resilience.DenyCache;
+import io.github.ratelimit.spring.FailureMode;
+import io.github.ratelimit.spring.PolicyDefinition;
+import io.github.ratelimit.spring.RateLimitEnforcer;
+import io.github.ratelimit.spring.RateLimitOutcome;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * Redis calls per denied request through the enforcer (the path of the filter and {@code @RateLimited}), with the
+ * deny cache on and off: clients that exhausted a 1-per-hour limit keep asking.
+ */
+final class DenyCacheCalls {
+
+	private DenyCacheCalls() {
+	}
+
+	static Result measure(String host, int port, RedisAdmin redis, boolean cacheOn, int clients, int requestsPerClient) {
+		LettuceConnectionFactory connectionFactory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(host, port));
+		connectionFactory.afterPropertiesSet();
+		connectionFactory.start();
+		try {
+			Policy policy = Policy.of("denied", Algorithm.TOKEN_BUCKET, "1/1h");
+			RateLimiter limiter = new RedisRateLimiterBackend(connectionFactory, "ratelimit", Duration.ofSeconds(5))
+				.create(policy);
+			PolicyDefinition definition = new PolicyDefinition(policy, limiter, "ip", (request) -> null, List.of(),
+					List.of(), Set.of(), 1, FailureMode.OPEN, false);
+			DenyCache cache = cacheOn ? new DenyCache(10_000) : null;
+			RateLimitEnforcer enforcer = new RateLimitEnforcer(List.of(), new CircuitBreaker(Duration.ofSeconds(1)),
+					cache, 1);
+			redis.flushAll();
+			redis.resetStats();
+			long allowed = 0;
+			long denied = 0;
+			for (int round = 0; round < requestsPerClient; round++) {
+				for (int client = 0; client < clients; client++) {
+					RateLimitOutcome outcome = enforcer.enforce(definition, "10.1.0." + client, 1);
+					if (outcome.kind() == RateLimitOutcome.Kind.ALLOWED) {
+						allowed++;
+					}
+					else {
+						denied++;
+					}
+				}
+			}
+			long calls = redis.evalsha().calls();
+			return new Result(cacheOn, allowed, denied, calls, (calls - allowed) / (double) denied);
+		}
+		finally {
+			connectionFactory.destroy();
+		}
+	}
+
+	/**
+	 * Redis calls for denied requests.
+	 *
+	 * @param cacheOn whether the deny cache was on
+	 * @param allowed requests admitted
+	 * @param denied requests refused
+	 * @param calls EVALSHA calls Redis counted
+	 * @param callsPerDenied calls beyond the admitted requests' per refused request
+	 */
+	record Result(boolean cacheOn, long allowed, long denied, long calls, double callsPerDenied) {
+
+	}
+
+}

@@ -1,0 +1,117 @@
+package io.github.ratelimit.benchmarks;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanIterator;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.IntegerOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
+
+/**
+ * What the benchmarks ask Redis about itself: command statistics, memory, scripts.
+ */
+final class RedisAdmin implements AutoCloseable {
+
+	private static final Pattern EVALSHA = Pattern
+		.compile("cmdstat_evalsha:calls=(\\d+),usec=(\\d+),usec_per_call=([0-9.]+)");
+
+	private final RedisClient client;
+
+	private final StatefulRedisConnection<String, String> connection;
+
+	private final RedisCommands<String, String> redis;
+
+	RedisAdmin(String host, int port) {
+		this.client = RedisClient.create(RedisURI.create(host, port));
+		this.connection = this.client.connect();
+		this.redis = this.connection.sync();
+	}
+
+	String version() {
+		return infoField("server", "redis_version");
+	}
+
+	void resetStats() {
+		this.redis.configResetstat();
+	}
+
+	/**
+	 * EVALSHA's calls and server time since the last reset.
+	 * @return the statistics, zero when EVALSHA was not called
+	 */
+	ScriptStats evalsha() {
+		Matcher matcher = EVALSHA.matcher(this.redis.info("commandstats"));
+		if (!matcher.find()) {
+			return new ScriptStats(0, 0);
+		}
+		return new ScriptStats(Long.parseLong(matcher.group(1)), Double.parseDouble(matcher.group(3)));
+	}
+
+	long usedMemory() {
+		return Long.parseLong(infoField("memory", "used_memory"));
+	}
+
+	/**
+	 * MEMORY USAGE of every key under a pattern, exactly (all samples).
+	 * @param pattern the key pattern
+	 * @return one size per key
+	 */
+	List<Long> memoryUsage(String pattern) {
+		List<Long> sizes = new ArrayList<>();
+		ScanIterator<String> keys = ScanIterator.scan(this.redis, ScanArgs.Builder.matches(pattern).limit(1000));
+		while (keys.hasNext()) {
+			String key = keys.next();
+			sizes.add(this.redis.dispatch(CommandType.MEMORY, new IntegerOutput<>(StringCodec.UTF8),
+					new CommandArgs<>(StringCodec.UTF8).add("USAGE").addKey(key).add("SAMPLES").add(0)));
+		}
+		return sizes;
+	}
+
+	String anyKey(String pattern) {
+		ScanIterator<String> keys = ScanIterator.scan(this.redis, ScanArgs.Builder.matches(pattern));
+		return keys.hasNext() ? keys.next() : "";
+	}
+
+	String scriptLoad(String script) {
+		return this.redis.scriptLoad(script);
+	}
+
+	void flushAll() {
+		this.redis.flushall();
+	}
+
+	private String infoField(String section, String field) {
+		for (String line : this.redis.info(section).split("\r?\n")) {
+			if (line.startsWith(field + ":")) {
+				return line.substring(field.length() + 1).trim();
+			}
+		}
+		throw new IllegalStateException("INFO " + section + " has no " + field);
+	}
+
+	@Override
+	public void close() {
+		this.connection.close();
+		this.client.shutdown();
+	}
+
+	/**
+	 * EVALSHA as INFO commandstats counts it.
+	 *
+	 * @param calls the calls
+	 * @param usecPerCall server time per call in microseconds
+	 */
+	record ScriptStats(long calls, double usecPerCall) {
+
+	}
+
+}
