@@ -38,7 +38,8 @@ final class DenyCacheCalls {
 				.create(policy);
 			PolicyDefinition definition = new PolicyDefinition(policy, limiter, "ip", (request) -> null, List.of(),
 					List.of(), Set.of(), 1, FailureMode.OPEN, false);
-			DenyCache cache = cacheOn ? new DenyCache(10_000) : null;
+			// as the starter ships it: 10,000 clients, each answered from the cache for at most one second
+			DenyCache cache = cacheOn ? new DenyCache(10_000, Duration.ofSeconds(1)) : null;
 			RateLimitEnforcer enforcer = new RateLimitEnforcer(List.of(), new CircuitBreaker(Duration.ofSeconds(1)),
 					cache, 1);
 			redis.flushAll();
