@@ -73,6 +73,7 @@ class SentinelFailoverTests {
 		String after = awaitExactLimiting("after", all);
 		assertThat(keysOn(newMaster, after)).as("the state of %s on the new master", after).hasSize(1);
 		assertThat(statuses(after + "-again", 7)).containsExactlyElementsOf(EXACTLY_FIVE);
+		awaitHealthUp();
 		assertThat(all).as("every status").allMatch((status) -> status < 500).containsOnly(200, 429);
 	}
 
@@ -93,6 +94,16 @@ class SentinelFailoverTests {
 			Thread.sleep(200);
 		}
 		throw new AssertionError("Limiting (" + name + ") was not exact within 90 s; statuses " + all);
+	}
+
+	private static void awaitHealthUp() throws InterruptedException {
+		for (int i = 0; i < 300; i++) {
+			if (app.get("/actuator/health/rateLimiter").statusCode() == 200) {
+				return;
+			}
+			Thread.sleep(100);
+		}
+		throw new AssertionError("The rate limiter's health did not turn UP on the new master within 30 s");
 	}
 
 	private static List<Integer> statuses(String client, int requests) {

@@ -13,11 +13,13 @@ import io.github.ratelimit.test.TestRedis;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatNoException;
 
 /**
  * The shared behavioural suite on a real 3-master Redis Cluster, through a {@link LettuceConnectionFactory} with a
@@ -49,6 +51,11 @@ class RedisClusterRateLimiterBackendTests extends AbstractRateLimiterBackendTest
 		if (cluster != null) {
 			cluster.close();
 		}
+	}
+
+	@Test
+	void checkPingsTheCluster() {
+		assertThatNoException().isThrownBy(backend::check);
 	}
 
 	@Override

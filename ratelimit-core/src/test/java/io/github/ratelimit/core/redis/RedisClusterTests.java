@@ -198,8 +198,12 @@ class RedisClusterTests {
 					return admitted;
 				}));
 			}
-			cluster.moveSlot(slot, target);
-			moved.set(true);
+			try {
+				cluster.moveSlot(slot, target);
+			}
+			finally {
+				moved.set(true);
+			}
 			int admitted = before;
 			for (Future<Integer> result : results) {
 				admitted += result.get(60, TimeUnit.SECONDS);
