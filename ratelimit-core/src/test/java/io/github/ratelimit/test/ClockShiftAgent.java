@@ -74,7 +74,7 @@ public final class ClockShiftAgent {
 	}
 
 	/**
-	 * Writes a jar that starts this agent, for {@code -javaagent:}; the agent's classes come from the classpath.
+	 * Writes a new jar that starts this agent, for {@code -javaagent:}; the agent's classes come from the classpath.
 	 * @param directory where to write it
 	 * @return the jar
 	 * @throws IOException when it cannot be written
@@ -84,7 +84,8 @@ public final class ClockShiftAgent {
 		manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
 		manifest.getMainAttributes().putValue("Premain-Class", ClockShiftAgent.class.getName());
 		Files.createDirectories(directory);
-		Path jar = directory.resolve("clock-shift-agent.jar");
+		// a new file each time: rewriting a jar that running JVMs have open breaks them and those starting
+		Path jar = Files.createTempFile(directory, "clock-shift-agent-", ".jar");
 		try (OutputStream out = Files.newOutputStream(jar)) {
 			new JarOutputStream(out, manifest).close();
 		}

@@ -27,8 +27,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Three instances of the sample, each in its own JVM with its wall clock shifted by -45 s, 0 and +45 s
  * ({@link io.github.ratelimit.test.ClockShiftAgent}), on one Redis: they decide exactly as one instance would,
- * because no application clock enters a Redis decision. First the test checks that the clocks really are apart, from
- * the {@code Date} header each instance's Tomcat writes from its own clock.
+ * because no application clock enters a Redis decision. That the clocks really are apart is checked twice: from the
+ * {@code Date} header each instance's Tomcat writes from its own clock, and by three in-memory instances with the
+ * same clocks, whose fixed windows end where each instance's own clock puts them.
  */
 class SkewedClockTests {
 
@@ -39,16 +40,7 @@ class SkewedClockTests {
 
 	@BeforeAll
 	static void startThreeInstancesWithSkewedClocks() throws Exception {
-		String prefix = "skewed-clocks-" + UUID.randomUUID();
-		for (Duration offset : OFFSETS) {
-			instances.add(ShiftedClockSample.start(offset, "ratelimit.key-prefix=" + prefix,
-					"ratelimit.policies.hello.limits=5/1m", "ratelimit.policies.hello.algorithm=fixed-window",
-					"ratelimit.policies.hello.key=header:X-Client",
-					"ratelimit.policies.orders.limits=100/1h,1000/1d"));
-		}
-		for (ShiftedClockSample instance : instances) {
-			instance.awaitReady();
-		}
+		instances.addAll(startThree("ratelimit.backend=redis"));
 	}
 
 	@AfterAll
@@ -76,23 +68,30 @@ class SkewedClockTests {
 	@Test
 	void fixedWindowRoundRobinAcrossSkewedInstancesAdmitsExactlyTheLimitInOneWindow() throws InterruptedException {
 		awaitRedisMinuteWithAtLeast(Duration.ofSeconds(20));
-		String client = "client-" + UUID.randomUUID();
-		int admitted = 0;
-		List<Long> resets = new ArrayList<>();
 		long start = System.nanoTime();
-		for (int i = 0; i < 15; i++) {
-			HttpResponse<String> response = instances.get(i % 3).get("/api/hello", "X-Client", client);
-			assertThat(response.statusCode()).isIn(200, 429);
-			admitted += (response.statusCode() == 200) ? 1 : 0;
-			resets.add(Long.parseLong(response.headers().firstValue("X-RateLimit-Reset").orElseThrow()));
-		}
+		Admissions admissions = roundRobin(instances, "client-" + UUID.randomUUID());
 		long elapsedSeconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
-		assertThat(admitted).isEqualTo(5);
-		// every instance saw the end of the same window, on Redis' clock; clocks 45 s apart would put it 15 s or more
-		// apart if an instance's own clock chose the window
-		long spread = resets.stream().mapToLong(Long::longValue).max().orElseThrow()
-				- resets.stream().mapToLong(Long::longValue).min().orElseThrow();
-		assertThat(spread).as("spread of X-RateLimit-Reset %s", resets).isLessThanOrEqualTo(elapsedSeconds + 1);
+		assertThat(admissions.admitted()).isEqualTo(5);
+		// every instance saw the end of the same window, on Redis' clock; had each instance's own clock chosen the
+		// window, clocks 45 s apart would put their ends 30 s or more apart
+		assertThat(admissions.resetSpread()).as("spread of X-RateLimit-Reset %s", admissions.resets())
+			.isLessThanOrEqualTo(elapsedSeconds + 1);
+	}
+
+	@Test
+	void inMemoryInstancesWithTheSameClocksDecideApartOnWindowsTheirClocksChose() throws Exception {
+		List<ShiftedClockSample> inMemory = startThree("ratelimit.backend=in-memory");
+		try {
+			Admissions admissions = roundRobin(inMemory, "client-" + UUID.randomUUID());
+			// each instance counts alone, in a window its own clock aligned: the skew this test applies is real
+			// enough to move a limiter that reads the application's clock
+			assertThat(admissions.admitted()).isEqualTo(15);
+			assertThat(admissions.resetSpread()).as("spread of X-RateLimit-Reset %s", admissions.resets())
+				.isGreaterThanOrEqualTo(20);
+		}
+		finally {
+			inMemory.forEach(ShiftedClockSample::close);
+		}
 	}
 
 	@Test
@@ -122,6 +121,49 @@ class SkewedClockTests {
 			executor.shutdown();
 		}
 		assertThat(admitted).isEqualTo(100);
+	}
+
+	private static List<ShiftedClockSample> startThree(String backend) throws Exception {
+		String prefix = "skewed-clocks-" + UUID.randomUUID();
+		List<ShiftedClockSample> started = new ArrayList<>();
+		try {
+			for (Duration offset : OFFSETS) {
+				started.add(ShiftedClockSample.start(offset, backend, "ratelimit.key-prefix=" + prefix,
+						"ratelimit.policies.hello.limits=5/1m", "ratelimit.policies.hello.algorithm=fixed-window",
+						"ratelimit.policies.hello.key=header:X-Client",
+						"ratelimit.policies.orders.limits=100/1h,1000/1d"));
+			}
+			for (ShiftedClockSample instance : started) {
+				instance.awaitReady();
+			}
+			return started;
+		}
+		catch (Exception | Error ex) {
+			started.forEach(ShiftedClockSample::close);
+			throw ex;
+		}
+	}
+
+	/** 15 requests of one client to {@code /api/hello} (a fixed window of 5 a minute), round-robin. */
+	private static Admissions roundRobin(List<ShiftedClockSample> instances, String client) {
+		int admitted = 0;
+		List<Long> resets = new ArrayList<>();
+		for (int i = 0; i < 15; i++) {
+			HttpResponse<String> response = instances.get(i % 3).get("/api/hello", "X-Client", client);
+			assertThat(response.statusCode()).isIn(200, 429);
+			admitted += (response.statusCode() == 200) ? 1 : 0;
+			resets.add(Long.parseLong(response.headers().firstValue("X-RateLimit-Reset").orElseThrow()));
+		}
+		return new Admissions(admitted, resets);
+	}
+
+	private record Admissions(int admitted, List<Long> resets) {
+
+		long resetSpread() {
+			return this.resets.stream().mapToLong(Long::longValue).max().orElseThrow()
+					- this.resets.stream().mapToLong(Long::longValue).min().orElseThrow();
+		}
+
 	}
 
 	private static void awaitRedisMinuteWithAtLeast(Duration needed) throws InterruptedException {
