@@ -22,9 +22,10 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * others with CLUSTER MEET, and ready once CLUSTER INFO says {@code cluster_state:ok} on every node. No replicas: the
  * cluster is for spreading keys and load, not for failover (see {@link EmbeddedRedisSentinel}).
  * <p>
- * Formed with Lettuce rather than the embedded-redis library's {@code RedisShardedCluster}, which needs Jedis 3 on the
- * classpath and writes its node tables next to the shared server binary. {@link #close()} stops every process and
- * deletes the cluster's files.
+ * Formed with Lettuce rather than the embedded-redis library's {@code RedisShardedCluster}: that one does start with
+ * the Jedis 7 Spring Boot manages, but, tried here, it put its masters on 6379-6381 although given other
+ * {@code serverPorts(..)}, and it leaves node tables and dump files beside the server binary it shares with every
+ * other embedded server of the JVM. {@link #close()} stops every process and deletes the cluster's files.
  */
 public final class EmbeddedRedisCluster extends RedisProcesses {
 
