@@ -63,7 +63,10 @@ public abstract class RedisProcesses implements AutoCloseable {
 		return process;
 	}
 
-	/** Stops one process started here (to make it fail); stopping a stopped one does nothing. */
+	/**
+	 * Kills one process started here (SIGKILL, as a crash would) and waits until its port is closed; stopping a
+	 * stopped one does nothing.
+	 */
 	static void stop(Redis process) {
 		try {
 			if (process.isActive()) {
@@ -73,6 +76,9 @@ public abstract class RedisProcesses implements AutoCloseable {
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
 		}
+		// the library's forced stop does not wait for the process to exit
+		await("Redis on " + process.ports() + " has exited",
+				() -> process.ports().stream().noneMatch(TestRedis::listening));
 	}
 
 	/**
