@@ -29,9 +29,19 @@ final class RunningApp implements AutoCloseable {
 	 * otherwise. Properties are passed as command-line arguments, which win over any configuration file.
 	 */
 	static RunningApp start(int redisPort, String... properties) {
+		return start(List.of("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redisPort), properties);
+	}
+
+	/**
+	 * Starts an instance on the Redis that {@code redis} describes ({@code spring.data.redis.*} properties, such as
+	 * a Sentinel or Cluster configuration), otherwise as {@link #start(int, String...)} does.
+	 */
+	static RunningApp start(List<String> redis, String... properties) {
 		Map<String, String> all = new LinkedHashMap<>();
-		for (String property : List.of("server.port=0", "spring.data.redis.host=127.0.0.1",
-				"spring.data.redis.port=" + redisPort, "spring.data.redis.timeout=2s",
+		for (String property : redis) {
+			put(all, property);
+		}
+		for (String property : List.of("server.port=0", "spring.data.redis.timeout=2s",
 				"spring.data.redis.connect-timeout=500ms", "ratelimit.timeout=100ms",
 				"management.endpoints.web.exposure.include=health,ratelimits,metrics",
 				"management.endpoint.health.show-details=always", "spring.main.banner-mode=off")) {
@@ -55,8 +65,8 @@ final class RunningApp implements AutoCloseable {
 		return this.context.getBean(type);
 	}
 
-	HttpResponse<String> get(String path) {
-		return this.http.get(path);
+	HttpResponse<String> get(String path, String... headers) {
+		return this.http.get(path, headers);
 	}
 
 	@Override

@@ -21,8 +21,12 @@ public final class HttpProbe {
 		this.port = port;
 	}
 
-	public HttpResponse<String> get(String path) {
-		return send(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(30)).GET().build());
+	public HttpResponse<String> get(String path, String... headers) {
+		HttpRequest.Builder request = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(30)).GET();
+		if (headers.length > 0) {
+			request.headers(headers);
+		}
+		return send(request.build());
 	}
 
 	public HttpResponse<String> delete(String path) {

@@ -1,0 +1,99 @@
+package io.github.ratelimit.sample;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import io.github.ratelimit.test.EmbeddedRedisCluster;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.http.HttpStatus;
+import org.springframework.http.HttpStatusCode;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Three instances of the sample on a real 3-master Redis Cluster, configured only with
+ * {@code spring.data.redis.cluster.nodes}: one API key's requests from concurrent threads across the instances are
+ * admitted exactly up to the multi-limit policy {@code 100/1h,1000/1d}, and many API keys spread over every master.
+ */
+class ClusterMultiInstanceTests {
+
+	private static final String KEY_PREFIX = "cluster-instances-" + UUID.randomUUID();
+
+	private static EmbeddedRedisCluster cluster;
+
+	private static final List<RunningSample> instances = new ArrayList<>();
+
+	@BeforeAll
+	static void startClusterAndThreeInstances() {
+		cluster = EmbeddedRedisCluster.start(3);
+		for (int i = 0; i < 3; i++) {
+			instances.add(RunningSample.start("spring.data.redis.cluster.nodes=" + cluster.nodes(),
+					"ratelimit.key-prefix=" + KEY_PREFIX, "ratelimit.policies.orders.limits=100/1h,1000/1d"));
+		}
+	}
+
+	@AfterAll
+	static void stopAll() {
+		instances.forEach(RunningSample::close);
+		if (cluster != null) {
+			cluster.close();
+		}
+	}
+
+	@Test
+	void oneApiKeyFromConcurrentThreadsAcrossThreeInstancesIsAdmittedExactlyTheMultiLimit() throws Exception {
+		String apiKey = "key-" + UUID.randomUUID();
+		List<Callable<int[]>> clients = new ArrayList<>();
+		for (int thread = 0; thread < 12; thread++) {
+			RunningSample instance = instances.get(thread % instances.size());
+			clients.add(() -> {
+				int[] admittedAndRefused = new int[2];
+				for (int i = 0; i < 20; i++) {
+					HttpStatusCode status = instance.get("/api/orders", "X-Api-Key", apiKey);
+					assertThat(status).isIn(HttpStatus.OK, HttpStatus.TOO_MANY_REQUESTS);
+					admittedAndRefused[status.is2xxSuccessful() ? 0 : 1]++;
+				}
+				return admittedAndRefused;
+			});
+		}
+		int admitted = 0;
+		int refused = 0;
+		ExecutorService executor = Executors.newFixedThreadPool(clients.size());
+		try {
+			for (Future<int[]> result : executor.invokeAll(clients)) {
+				admitted += result.get()[0];
+				refused += result.get()[1];
+			}
+		}
+		finally {
+			executor.shutdown();
+		}
+		assertThat(admitted).isEqualTo(100);
+		assertThat(refused).isEqualTo(140);
+		Map<Integer, List<String>> keys = cluster.keysByMaster(KEY_PREFIX + ":orders:*:{" + apiKey + "}:*");
+		assertThat(keys.values().stream().filter((onMaster) -> !onMaster.isEmpty()))
+			.as("both limits' keys on one master").singleElement()
+			.satisfies((onMaster) -> assertThat(onMaster).hasSize(2));
+	}
+
+	@Test
+	void manyApiKeysLandOnEveryMaster() {
+		String batch = UUID.randomUUID().toString();
+		for (int i = 0; i < 60; i++) {
+			assertThat(instances.get(i % 3).get("/api/orders", "X-Api-Key", batch + "-" + i)).isEqualTo(HttpStatus.OK);
+		}
+		Map<Integer, List<String>> keys = cluster.keysByMaster(KEY_PREFIX + ":orders:*:{" + batch + "-*}:*");
+		assertThat(keys.values().stream().mapToInt(List::size).sum()).isEqualTo(120);
+		assertThat(keys).hasSize(3).allSatisfy((port, onMaster) -> assertThat(onMaster).isNotEmpty());
+	}
+
+}
