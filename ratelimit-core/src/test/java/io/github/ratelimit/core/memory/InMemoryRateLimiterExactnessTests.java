@@ -4,18 +4,12 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.test.Hammer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -115,26 +109,7 @@ class InMemoryRateLimiterExactnessTests {
 	@EnumSource(Algorithm.class)
 	void threadsOfOneInstanceAdmitExactlyTheLimit(Algorithm algorithm) throws Exception {
 		RateLimiter limiter = new InMemoryRateLimiterBackend().create(Policy.of("p", algorithm, "100/1h"));
-		ExecutorService executor = Executors.newFixedThreadPool(32);
-		CountDownLatch start = new CountDownLatch(1);
-		List<Future<Integer>> results = new ArrayList<>();
-		for (int thread = 0; thread < 32; thread++) {
-			Callable<Integer> worker = () -> {
-				start.await();
-				int admitted = 0;
-				for (int i = 0; i < 40; i++) {
-					admitted += limiter.tryAcquire("client").allowed() ? 1 : 0;
-				}
-				return admitted;
-			};
-			results.add(executor.submit(worker));
-		}
-		start.countDown();
-		int admitted = 0;
-		for (Future<Integer> result : results) {
-			admitted += result.get();
-		}
-		executor.shutdown();
+		int admitted = Hammer.admitted(1, 32, 40, (instance) -> limiter.tryAcquire("client").allowed());
 		assertThat(admitted).isEqualTo(100);
 	}
 

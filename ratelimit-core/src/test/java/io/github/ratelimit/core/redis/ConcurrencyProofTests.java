@@ -4,17 +4,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.test.Hammer;
 import io.github.ratelimit.test.TestRedis;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -83,40 +78,14 @@ class ConcurrencyProofTests {
 	 * Sends {@code INSTANCES x THREADS_PER_INSTANCE x ATTEMPTS_PER_THREAD} requests for one new key, all threads
 	 * released at once, and counts the admissions.
 	 */
-	private static int hammer(Attempt attempt) throws Exception {
+	private static int hammer(KeyedAttempt attempt) throws Exception {
 		String key = "client-" + UUID.randomUUID();
-		ExecutorService executor = Executors.newFixedThreadPool(INSTANCES * THREADS_PER_INSTANCE);
-		CountDownLatch start = new CountDownLatch(1);
-		try {
-			List<Future<Integer>> results = new ArrayList<>();
-			for (int instance = 0; instance < INSTANCES; instance++) {
-				for (int thread = 0; thread < THREADS_PER_INSTANCE; thread++) {
-					int server = instance;
-					Callable<Integer> worker = () -> {
-						start.await();
-						int admitted = 0;
-						for (int i = 0; i < ATTEMPTS_PER_THREAD; i++) {
-							admitted += attempt.admit(server, key) ? 1 : 0;
-						}
-						return admitted;
-					};
-					results.add(executor.submit(worker));
-				}
-			}
-			start.countDown();
-			int admitted = 0;
-			for (Future<Integer> result : results) {
-				admitted += result.get(60, TimeUnit.SECONDS);
-			}
-			return admitted;
-		}
-		finally {
-			executor.shutdownNow();
-		}
+		return Hammer.admitted(INSTANCES, THREADS_PER_INSTANCE, ATTEMPTS_PER_THREAD,
+				(instance) -> attempt.admit(instance, key));
 	}
 
 	@FunctionalInterface
-	private interface Attempt {
+	private interface KeyedAttempt {
 
 		boolean admit(int instance, String key) throws Exception;
 

@@ -23,6 +23,7 @@ import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimitKeys;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.test.EmbeddedRedisCluster;
+import io.github.ratelimit.test.Hammer;
 import io.github.ratelimit.test.TestRedis;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -244,33 +245,8 @@ class RedisClusterTests {
 	 * at once, and counts the admissions.
 	 */
 	private static int hammer(List<RateLimiter> instances, String client) throws Exception {
-		ExecutorService executor = Executors.newFixedThreadPool(INSTANCES * THREADS_PER_INSTANCE);
-		CountDownLatch start = new CountDownLatch(1);
-		try {
-			List<Future<Integer>> results = new ArrayList<>();
-			for (RateLimiter instance : instances) {
-				for (int thread = 0; thread < THREADS_PER_INSTANCE; thread++) {
-					Callable<Integer> worker = () -> {
-						start.await();
-						int admitted = 0;
-						for (int i = 0; i < ATTEMPTS_PER_THREAD; i++) {
-							admitted += instance.tryAcquire(client).allowed() ? 1 : 0;
-						}
-						return admitted;
-					};
-					results.add(executor.submit(worker));
-				}
-			}
-			start.countDown();
-			int admitted = 0;
-			for (Future<Integer> result : results) {
-				admitted += result.get(60, TimeUnit.SECONDS);
-			}
-			return admitted;
-		}
-		finally {
-			executor.shutdownNow();
-		}
+		return Hammer.admitted(instances.size(), THREADS_PER_INSTANCE, ATTEMPTS_PER_THREAD,
+				(instance) -> instances.get(instance).tryAcquire(client).allowed());
 	}
 
 }
