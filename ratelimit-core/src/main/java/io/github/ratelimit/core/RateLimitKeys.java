@@ -41,12 +41,22 @@ public final class RateLimitKeys {
 	 * @return the storage keys
 	 */
 	public List<String> keys(String client) {
-		String clientBase = this.base + clientPart(client) + "}:";
+		String clientBase = clientKey(client);
 		List<String> keys = new ArrayList<>(this.limitCount);
 		for (int i = 0; i < this.limitCount; i++) {
 			keys.add(clientBase + i);
 		}
 		return keys;
+	}
+
+	/**
+	 * The part every key of one client shares, {@code <prefix>:<policy>:<fingerprint>:{<client>}:}: one client's
+	 * identity under the policy, whatever its number of limits.
+	 * @param client the client's key
+	 * @return the shared part of its keys
+	 */
+	public String clientKey(String client) {
+		return this.base + clientPart(client) + "}:";
 	}
 
 	/**

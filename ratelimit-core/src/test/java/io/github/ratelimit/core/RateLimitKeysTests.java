@@ -21,6 +21,13 @@ class RateLimitKeysTests {
 	}
 
 	@Test
+	void everyKeyOfAClientStartsWithItsClientKey() {
+		RateLimitKeys keys = new RateLimitKeys("rl", this.policy);
+		assertThat(keys.clientKey("203.0.113.7")).isEqualTo("rl:orders:" + this.policy.fingerprint() + ":{203.0.113.7}:");
+		assertThat(keys.keys("203.0.113.7")).allSatisfy((key) -> assertThat(key).startsWith(keys.clientKey("203.0.113.7")));
+	}
+
+	@Test
 	void clientPartIsKeptUpTo64BytesWithoutBraces() {
 		assertThat(RateLimitKeys.clientPart("a:b")).isEqualTo("a:b");
 		assertThat(RateLimitKeys.clientPart("z".repeat(64))).isEqualTo("z".repeat(64));

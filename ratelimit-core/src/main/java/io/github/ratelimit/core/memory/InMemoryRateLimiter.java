@@ -74,7 +74,7 @@ class InMemoryRateLimiter extends AbstractRateLimiter {
 	}
 
 	private String entryKey(String key) {
-		return this.keys.keys(key).get(0);
+		return this.keys.clientKey(key);
 	}
 
 	/**
