@@ -7,7 +7,7 @@ import java.util.Set;
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimiter;
-import io.github.ratelimit.core.redis.RedisRateLimiterBackend;
+import io.github.ratelimit.redis.RedisRateLimiterBackend;
 import io.github.ratelimit.core.resilience.CircuitBreaker;
 import io.github.ratelimit.core.resilience.DenyCache;
 import io.github.ratelimit.spring.FailureMode;

@@ -5,7 +5,7 @@ import java.time.Duration;
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimiter;
-import io.github.ratelimit.core.redis.RedisRateLimiterBackend;
+import io.github.ratelimit.redis.RedisRateLimiterBackend;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;

@@ -8,7 +8,7 @@ import java.time.Duration;
 import java.util.List;
 
 import io.github.ratelimit.core.Algorithm;
-import io.github.ratelimit.core.redis.RedisRateLimiterBackend;
+import io.github.ratelimit.redis.RedisRateLimiterBackend;
 import redis.embedded.RedisServer;
 
 /**

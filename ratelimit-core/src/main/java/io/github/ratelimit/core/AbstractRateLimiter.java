@@ -1,6 +1,8 @@
 package io.github.ratelimit.core;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Base class of backends' limiters: validates arguments and combines the outcomes of a policy's limits into one
@@ -32,6 +34,15 @@ public abstract class AbstractRateLimiter implements RateLimiter {
 	}
 
 	@Override
+	public final CompletionStage<Decision> tryAcquireAsync(String key, long permits) {
+		checkKey(key);
+		if (permits < 1) {
+			throw new IllegalArgumentException("Permits must be at least 1, was " + permits);
+		}
+		return evaluateAsync(key, permits).thenApply((outcomes) -> Decision.of(outcomes, permits));
+	}
+
+	@Override
 	public final Decision peek(String key) {
 		checkKey(key);
 		return Decision.of(evaluate(key, 1, false), 1);
@@ -52,6 +63,22 @@ public abstract class AbstractRateLimiter implements RateLimiter {
 	 * @return one outcome per limit, in the policy's order
 	 */
 	protected abstract List<LimitOutcome> evaluate(String key, long permits, boolean consume);
+
+	/**
+	 * Evaluates every limit of the policy for one request and takes the permits when every limit admits it, without
+	 * blocking the calling thread. Backends that decide in memory answer at once, which is what this default does.
+	 * @param key the client's key
+	 * @param permits the permits asked for, at least 1
+	 * @return one outcome per limit, in the policy's order, when known
+	 */
+	protected CompletionStage<List<LimitOutcome>> evaluateAsync(String key, long permits) {
+		try {
+			return CompletableFuture.completedFuture(evaluate(key, permits, true));
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
 
 	/**
 	 * Forgets the state of every limit for the key.

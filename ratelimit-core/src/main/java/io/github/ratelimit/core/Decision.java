@@ -2,7 +2,6 @@ package io.github.ratelimit.core;
 
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
-import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -21,11 +20,6 @@ import java.util.List;
 public record Decision(boolean allowed, Limit limit, long remaining, Duration retryAfter, Duration resetAfter,
 		boolean satisfiable) {
 
-	private static final Comparator<LimitOutcome> FEWEST_REMAINING = Comparator.comparingLong(LimitOutcome::remaining);
-
-	private static final Comparator<LimitOutcome> LONGEST_WAIT = Comparator
-		.comparingLong(LimitOutcome::retryAfterMicros);
-
 	/**
 	 * Combines the outcomes of every limit of a policy into one decision. The request is allowed only if every limit
 	 * allows it.
@@ -34,18 +28,31 @@ public record Decision(boolean allowed, Limit limit, long remaining, Duration re
 	 * @return the decision
 	 */
 	public static Decision of(List<LimitOutcome> outcomes, long permits) {
-		LimitOutcome impossible = outcomes.stream().filter((outcome) -> outcome.neverAdmits(permits)).findFirst()
-			.orElse(null);
-		if (impossible != null) {
-			return new Decision(false, impossible.limit(), impossible.remaining(), impossible.limit().period(),
-					micros(impossible.resetAfterMicros()), false);
+		LimitOutcome fewestRemaining = null;
+		LimitOutcome longestWait = null;
+		for (LimitOutcome outcome : outcomes) {
+			if (outcome.neverAdmits(permits)) {
+				return new Decision(false, outcome.limit(), outcome.remaining(), outcome.limit().period(),
+						micros(outcome.resetAfterMicros()), false);
+			}
+			if (!outcome.allowed()) {
+				if (longestWait == null || outcome.retryAfterMicros() > longestWait.retryAfterMicros()) {
+					longestWait = outcome;
+				}
+			}
+			else if (fewestRemaining == null || outcome.remaining() < fewestRemaining.remaining()) {
+				fewestRemaining = outcome;
+			}
 		}
-		boolean allowed = outcomes.stream().allMatch(LimitOutcome::allowed);
-		LimitOutcome binding = allowed ? outcomes.stream().min(FEWEST_REMAINING).orElseThrow()
-				: outcomes.stream().filter((outcome) -> !outcome.allowed()).max(LONGEST_WAIT).orElseThrow();
-		return new Decision(allowed, binding.limit(), binding.remaining(),
-				allowed ? Duration.ZERO : micros(binding.retryAfterMicros()), micros(binding.resetAfterMicros()),
-				true);
+		if (longestWait != null) {
+			return new Decision(false, longestWait.limit(), longestWait.remaining(),
+					micros(longestWait.retryAfterMicros()), micros(longestWait.resetAfterMicros()), true);
+		}
+		if (fewestRemaining == null) {
+			throw new IllegalArgumentException("A decision needs the outcome of at least one limit");
+		}
+		return new Decision(true, fewestRemaining.limit(), fewestRemaining.remaining(), Duration.ZERO,
+				micros(fewestRemaining.resetAfterMicros()), true);
 	}
 
 	/**

@@ -1,10 +1,11 @@
 package io.github.ratelimit.core;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.stream.Collectors;
-
-import org.springframework.util.DigestUtils;
 
 /**
  * A named rate limit policy: an algorithm and one or more limits, all of which must admit a request.
@@ -60,8 +61,7 @@ public record Policy(String name, Algorithm algorithm, List<Limit> limits) {
 	public String fingerprint() {
 		String canonical = this.algorithm.id() + "|"
 				+ this.limits.stream().map(Limit::toString).collect(Collectors.joining(","));
-		byte[] md5 = DigestUtils.md5Digest(canonical.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-		return HexFormat.of().formatHex(md5, 0, 4);
+		return HexFormat.of().formatHex(md5(canonical.getBytes(StandardCharsets.UTF_8)), 0, 4);
 	}
 
 	/**
@@ -85,6 +85,15 @@ public record Policy(String name, Algorithm algorithm, List<Limit> limits) {
 	 */
 	public long smallestCapacity() {
 		return this.limits.stream().mapToLong(Limit::capacity).min().orElseThrow();
+	}
+
+	private static byte[] md5(byte[] bytes) {
+		try {
+			return MessageDigest.getInstance("MD5").digest(bytes);
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("MD5 is required of every Java platform", ex);
+		}
 	}
 
 }

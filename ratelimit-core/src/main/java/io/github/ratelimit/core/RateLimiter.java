@@ -1,5 +1,7 @@
 package io.github.ratelimit.core;
 
+import java.util.concurrent.CompletionStage;
+
 /**
  * Decides one policy for any number of clients, each identified by a key.
  * <p>
@@ -30,6 +32,15 @@ public interface RateLimiter {
 	 * {@linkplain Decision#satisfiable() satisfiable}
 	 */
 	Decision tryAcquire(String key, long permits);
+
+	/**
+	 * Asks for {@code permits} permits for {@code key} without blocking the calling thread: the same decision as
+	 * {@link #tryAcquire(String, long)}, for reactive and asynchronous callers.
+	 * @param key the client's key, not empty
+	 * @param permits the request's cost, at least 1
+	 * @return the decision when made; completed exceptionally when the backend fails or does not answer in time
+	 */
+	CompletionStage<Decision> tryAcquireAsync(String key, long permits);
 
 	/**
 	 * Reads the state of {@code key} without consuming anything: the decision one permit would get now.

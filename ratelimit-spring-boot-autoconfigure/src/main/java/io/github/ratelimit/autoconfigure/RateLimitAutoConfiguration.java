@@ -8,7 +8,7 @@ import java.util.function.Supplier;
 import io.github.ratelimit.core.RateLimiterBackend;
 import io.lettuce.core.resource.Delay;
 import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
-import io.github.ratelimit.core.redis.RedisRateLimiterBackend;
+import io.github.ratelimit.redis.RedisRateLimiterBackend;
 import io.github.ratelimit.core.resilience.CircuitBreaker;
 import io.github.ratelimit.core.resilience.DenyCache;
 import io.github.ratelimit.spring.RateLimitCounters;

@@ -9,7 +9,7 @@ import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimiterBackend;
 import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
-import io.github.ratelimit.core.redis.RedisRateLimiterBackend;
+import io.github.ratelimit.redis.RedisRateLimiterBackend;
 import io.github.ratelimit.spring.FailureMode;
 import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.RateLimitEnforcer;

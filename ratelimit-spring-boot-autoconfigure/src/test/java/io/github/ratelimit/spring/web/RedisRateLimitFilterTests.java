@@ -1,6 +1,6 @@
 package io.github.ratelimit.spring.web;
 
-import io.github.ratelimit.core.redis.RedisRateLimiterBackend;
+import io.github.ratelimit.redis.RedisRateLimiterBackend;
 import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.test.TestRedisProperties;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package io.github.ratelimit.core.redis;
+package io.github.ratelimit.redis;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -39,7 +39,8 @@ class ClockIndependenceTests {
 			"java/time/InstantSource.*");
 
 	private static final List<Class<?>> DECISION_PATH = List.of(RedisRateLimiterBackend.class,
-			RedisRateLimiter.class, RedisCalls.class, nested(RedisCalls.class, "Bounded"), AbstractRateLimiter.class, Decision.class, LimitOutcome.class, Limit.class,
+			RedisRateLimiter.class, LettuceScriptExecutor.class, TemplateScriptExecutor.class, LettuceScripts.class,
+			LuaScript.class, LimitArguments.class, AbstractRateLimiter.class, Decision.class, LimitOutcome.class, Limit.class,
 			Policy.class, RateLimitKeys.class, Algorithm.class);
 
 	@Test

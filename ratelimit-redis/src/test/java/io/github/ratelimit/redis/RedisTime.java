@@ -1,4 +1,4 @@
-package io.github.ratelimit.core.redis;
+package io.github.ratelimit.redis;
 
 import java.util.concurrent.TimeUnit;
 

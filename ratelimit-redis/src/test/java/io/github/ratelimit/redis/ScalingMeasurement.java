@@ -1,4 +1,4 @@
-package io.github.ratelimit.core.redis;
+package io.github.ratelimit.redis;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,7 +28,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  * with 1 and 16 threads over many clients and on one hot key, Redis' own time per decision (INFO commandstats), and
  * memory per client (MEMORY USAGE of one client's key, and used_memory grown by 100,000 clients).
  * <p>
- * Run with {@code java -cp <test classpath> io.github.ratelimit.core.redis.ScalingMeasurement [seconds per run]}.
+ * Run with {@code java -cp <test classpath> io.github.ratelimit.redis.ScalingMeasurement [seconds per run]}.
  */
 public final class ScalingMeasurement {
 

@@ -2,6 +2,6 @@
  * The Redis backend: every decision is one atomic Lua script run inside Redis, on Redis' clock.
  */
 @NullMarked
-package io.github.ratelimit.core.redis;
+package io.github.ratelimit.redis;
 
 import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,226 @@
+package io.github.ratelimit.redis;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.event.connection.ConnectionActivatedEvent;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import reactor.core.Disposable;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.QueryTimeoutException;
+import org.springframework.data.redis.RedisSystemException;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * Sends the backend's commands straight to Lettuce's native async API, on the connection the application's
+ * {@link LettuceConnectionFactory} gives (its shared connection unless sharing is off), with pre-encoded keys and
+ * arguments and the script's precomputed SHA-1. A call waits on Lettuce's own future, at most the decision timeout.
+ * After every (re)connection Lettuce announces, the scripts are loaded again, so a restarted, failed-over or new
+ * node never answers a decision with NOSCRIPT.
+ */
+final class LettuceScriptExecutor implements ScriptExecutor {
+
+	private static final Log logger = LogFactory.getLog(LettuceScriptExecutor.class);
+
+	private final LettuceConnectionFactory connectionFactory;
+
+	private final Duration timeout;
+
+	private final Object lock = new Object();
+
+	private volatile @Nullable Held held;
+
+	private volatile List<LuaScript> scripts = List.of();
+
+	private @Nullable Disposable reconnections;
+
+	LettuceScriptExecutor(LettuceConnectionFactory connectionFactory, Duration timeout) {
+		this.connectionFactory = connectionFactory;
+		this.timeout = timeout;
+	}
+
+	@Override
+	public void start(List<LuaScript> scripts) {
+		this.scripts = List.copyOf(scripts);
+		synchronized (this.lock) {
+			if (this.reconnections == null) {
+				this.reconnections = this.connectionFactory.getRequiredNativeClient().getResources().eventBus().get()
+					.filter(ConnectionActivatedEvent.class::isInstance)
+					.subscribe((event) -> reloadScripts(), (error) -> logger.debug("Stopped watching reconnections", error));
+			}
+		}
+		try {
+			CompletableFuture.allOf(loadScripts(connect())).get(Math.max(this.timeout.toMillis(), 5000), TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		catch (ExecutionException | TimeoutException | RuntimeException ex) {
+			logger.warn("Could not load the rate limit scripts into Redis at start-up; decisions will load them: "
+					+ describe(ex));
+		}
+	}
+
+	@Override
+	public List<Object> run(LuaScript script, byte[][] keys, byte[][] arguments) {
+		return await(evaluate(script, keys, arguments), "EVALSHA");
+	}
+
+	@Override
+	public CompletionStage<List<Object>> runAsync(LuaScript script, byte[][] keys, byte[][] arguments) {
+		return evaluate(script, keys, arguments).toCompletableFuture()
+			.orTimeout(this.timeout.toNanos(), TimeUnit.NANOSECONDS)
+			.exceptionally((error) -> {
+				throw translate(unwrap(error), "EVALSHA");
+			});
+	}
+
+	@Override
+	public void delete(byte[][] keys) {
+		await(commands().del(keys), "DEL");
+	}
+
+	@Override
+	public void ping() {
+		await(commands().ping(), "PING");
+	}
+
+	@Override
+	public void close() {
+		synchronized (this.lock) {
+			if (this.reconnections != null) {
+				this.reconnections.dispose();
+				this.reconnections = null;
+			}
+			Held current = this.held;
+			this.held = null;
+			if (current != null) {
+				current.connection().close();
+			}
+		}
+	}
+
+	private CompletionStage<List<Object>> evaluate(LuaScript script, byte[][] keys, byte[][] arguments) {
+		RedisClusterAsyncCommands<byte[], byte[]> commands = commands();
+		CompletionStage<List<Object>> call = commands.evalsha(script.sha1(), ScriptOutputType.MULTI, keys, arguments);
+		return call.exceptionallyCompose((error) -> (unwrap(error) instanceof RedisNoScriptException)
+				? commands.eval(script.bytes(), ScriptOutputType.MULTI, keys, arguments)
+				: CompletableFuture.failedFuture(error));
+	}
+
+	/**
+	 * Loads the scripts again after a (re)connection, without waiting: called on Lettuce's event thread, so it never
+	 * opens a connection itself.
+	 */
+	private void reloadScripts() {
+		Held current = this.held;
+		if (current != null) {
+			for (CompletableFuture<?> load : loadScripts(current)) {
+				load.whenComplete((sha, error) -> {
+					if (error != null) {
+						logger.debug("Could not reload a rate limit script after a reconnection: " + describe(error));
+					}
+				});
+			}
+		}
+	}
+
+	private CompletableFuture<?>[] loadScripts(Held current) {
+		List<LuaScript> toLoad = this.scripts;
+		CompletableFuture<?>[] loads = new CompletableFuture<?>[toLoad.size()];
+		for (int i = 0; i < toLoad.size(); i++) {
+			// on a Cluster, Lettuce sends SCRIPT LOAD to every node
+			loads[i] = current.commands().scriptLoad(toLoad.get(i).bytes()).toCompletableFuture();
+		}
+		return loads;
+	}
+
+	private RedisClusterAsyncCommands<byte[], byte[]> commands() {
+		Held current = this.held;
+		return ((current != null) ? current : connect()).commands();
+	}
+
+	@SuppressWarnings("unchecked")
+	private Held connect() {
+		synchronized (this.lock) {
+			Held current = this.held;
+			if (current == null) {
+				RedisConnection connection = this.connectionFactory.getConnection();
+				current = new Held(connection, (RedisClusterAsyncCommands<byte[], byte[]>) connection.getNativeConnection());
+				this.held = current;
+			}
+			return current;
+		}
+	}
+
+	private <T> T await(CompletionStage<T> call, String command) {
+		CompletableFuture<T> future = call.toCompletableFuture();
+		try {
+			return future.get(this.timeout.toNanos(), TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			future.cancel(false);
+			throw new QueryTimeoutException("Interrupted while waiting for Redis to answer " + command, ex);
+		}
+		catch (TimeoutException ex) {
+			future.cancel(false);
+			throw timeout(command, ex);
+		}
+		catch (ExecutionException ex) {
+			throw translate(unwrap(ex), command);
+		}
+	}
+
+	private RuntimeException translate(Throwable error, String command) {
+		if (error instanceof TimeoutException) {
+			return timeout(command, error);
+		}
+		if (error instanceof DataAccessException dataAccess) {
+			return dataAccess;
+		}
+		if (error instanceof RuntimeException runtime) {
+			DataAccessException translated = this.connectionFactory.translateExceptionIfPossible(runtime);
+			return (translated != null) ? translated : runtime;
+		}
+		return new RedisSystemException("Redis failed to answer " + command + ": " + error.getMessage(), error);
+	}
+
+	private QueryTimeoutException timeout(String command, Throwable cause) {
+		return new QueryTimeoutException("Redis did not answer " + command + " within the rate limit timeout of "
+				+ this.timeout.toMillis() + " ms", cause);
+	}
+
+	private static Throwable unwrap(Throwable error) {
+		Throwable cause = error;
+		while ((cause instanceof ExecutionException || cause instanceof CompletionException) && cause.getCause() != null) {
+			cause = cause.getCause();
+		}
+		return cause;
+	}
+
+	private static String describe(Throwable error) {
+		Throwable cause = unwrap(error);
+		return cause.getClass().getSimpleName() + ": " + cause.getMessage();
+	}
+
+	/**
+	 * The connection held for the backend's life, and its native async commands.
+	 */
+	private record Held(RedisConnection connection, RedisClusterAsyncCommands<byte[], byte[]> commands) {
+	}
+
+}

@@ -1,0 +1,88 @@
+package io.github.ratelimit.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+
+import io.github.ratelimit.core.AbstractRateLimiter;
+import io.github.ratelimit.core.Limit;
+import io.github.ratelimit.core.LimitOutcome;
+import io.github.ratelimit.core.Policy;
+import io.github.ratelimit.core.RateLimitKeys;
+
+/**
+ * A policy's limiter on Redis: each decision is one call of the algorithm's script, which reads Redis' clock,
+ * evaluates every limit and writes all of them or none. Everything constant per policy (arguments, key layout) is
+ * encoded once, here.
+ */
+class RedisRateLimiter extends AbstractRateLimiter {
+
+	private final ScriptExecutor redis;
+
+	private final LuaScript script;
+
+	private final RateLimitKeys keys;
+
+	private final LimitArguments arguments;
+
+	private final Limit[] limits;
+
+	private final byte[][] keySuffixes;
+
+	RedisRateLimiter(Policy policy, ScriptExecutor redis, LuaScript script, RateLimitKeys keys) {
+		super(policy);
+		this.redis = redis;
+		this.script = script;
+		this.keys = keys;
+		this.arguments = new LimitArguments(policy);
+		this.limits = policy.limits().toArray(Limit[]::new);
+		this.keySuffixes = new byte[this.limits.length][];
+		for (int i = 0; i < this.limits.length; i++) {
+			this.keySuffixes[i] = Integer.toString(i).getBytes(StandardCharsets.US_ASCII);
+		}
+	}
+
+	@Override
+	protected List<LimitOutcome> evaluate(String key, long permits, boolean consume) {
+		return outcomes(this.redis.run(this.script, keys(key), this.arguments.of(permits, consume)));
+	}
+
+	@Override
+	protected CompletionStage<List<LimitOutcome>> evaluateAsync(String key, long permits) {
+		return this.redis.runAsync(this.script, keys(key), this.arguments.of(permits, true)).thenApply(this::outcomes);
+	}
+
+	@Override
+	protected void clear(String key) {
+		this.redis.delete(keys(key));
+	}
+
+	private byte[][] keys(String client) {
+		byte[] base = this.keys.clientKey(client).getBytes(StandardCharsets.UTF_8);
+		byte[][] encoded = new byte[this.limits.length][];
+		for (int i = 0; i < encoded.length; i++) {
+			byte[] suffix = this.keySuffixes[i];
+			byte[] key = new byte[base.length + suffix.length];
+			System.arraycopy(base, 0, key, 0, base.length);
+			System.arraycopy(suffix, 0, key, base.length, suffix.length);
+			encoded[i] = key;
+		}
+		return encoded;
+	}
+
+	private List<LimitOutcome> outcomes(List<Object> reply) {
+		List<LimitOutcome> outcomes = new ArrayList<>(this.limits.length);
+		for (int i = 0; i < this.limits.length; i++) {
+			int at = 4 * i;
+			outcomes.add(new LimitOutcome(this.limits[i], number(reply, at) == 1, number(reply, at + 1),
+					number(reply, at + 2), number(reply, at + 3)));
+		}
+		return outcomes;
+	}
+
+	private static long number(List<Object> reply, int index) {
+		return ((Number) reply.get(index)).longValue();
+	}
+
+}

@@ -1,0 +1,116 @@
+package io.github.ratelimit.redis;
+
+import java.time.Duration;
+import java.util.List;
+
+import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.core.Policy;
+import io.github.ratelimit.core.RateLimitKeys;
+import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.core.RateLimiterBackend;
+
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Keeps rate limit state in Redis, through any Spring Data Redis {@link RedisConnectionFactory} (standalone,
+ * Sentinel or Cluster). Each algorithm is one Lua script, run with EVALSHA (EVAL when Redis answers NOSCRIPT, which
+ * caches it again).
+ * <p>
+ * With Lettuce's connection factory, decisions go straight to Lettuce's native async API and wait at most the
+ * decision timeout; {@link #start()} connects and loads every script on every node, and they are loaded again after
+ * every reconnection. With another factory (Jedis), decisions use Spring Data Redis' blocking connections, bounded
+ * by the client's own timeout.
+ */
+public class RedisRateLimiterBackend implements RateLimiterBackend, AutoCloseable {
+
+	/** How long a decision waits for Redis unless told otherwise. */
+	public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(100);
+
+	private static final boolean LETTUCE_PRESENT = ClassUtils.isPresent("io.lettuce.core.RedisClient",
+			RedisRateLimiterBackend.class.getClassLoader());
+
+	private final ScriptExecutor redis;
+
+	private final String keyPrefix;
+
+	/**
+	 * Creates a backend on a connection factory, whose decisions wait at most 100 ms for Redis.
+	 * @param connectionFactory the Redis connections, shared with the application
+	 * @param keyPrefix the namespace of every key, such as {@code ratelimit}
+	 */
+	public RedisRateLimiterBackend(RedisConnectionFactory connectionFactory, String keyPrefix) {
+		this(connectionFactory, keyPrefix, DEFAULT_TIMEOUT);
+	}
+
+	/**
+	 * Creates a backend on a connection factory.
+	 * @param connectionFactory the Redis connections, shared with the application
+	 * @param keyPrefix the namespace of every key, such as {@code ratelimit}
+	 * @param timeout the longest a decision waits for Redis (with Lettuce's factory); past it, the call fails with a
+	 * {@link org.springframework.dao.QueryTimeoutException}
+	 */
+	public RedisRateLimiterBackend(RedisConnectionFactory connectionFactory, String keyPrefix, Duration timeout) {
+		if (timeout.isNegative() || timeout.isZero()) {
+			throw new IllegalArgumentException("Redis timeout must be positive, was " + timeout);
+		}
+		this.keyPrefix = RateLimitKeys.checkPrefix(keyPrefix);
+		this.redis = executor(connectionFactory, timeout);
+	}
+
+	/**
+	 * Connects to Redis (on a Cluster, learns its topology) and loads every script on every node, so that the first
+	 * decisions pay for neither. A Redis that cannot be reached is logged, not thrown: decisions then apply the
+	 * failure mode until it answers.
+	 */
+	public void start() {
+		this.redis.start(LuaScript.all());
+	}
+
+	@Override
+	public RateLimiter create(Policy policy) {
+		return new RedisRateLimiter(policy, this.redis, LuaScript.of(policy.algorithm()),
+				new RateLimitKeys(this.keyPrefix, policy));
+	}
+
+	@Override
+	public String name() {
+		return "redis";
+	}
+
+	@Override
+	public void check() {
+		this.redis.ping();
+	}
+
+	/**
+	 * Stops watching for reconnections and gives back the connection held for decisions.
+	 */
+	@Override
+	public void close() {
+		this.redis.close();
+	}
+
+	/**
+	 * The script of an algorithm as Spring Data Redis runs it: {@code common.lua} followed by
+	 * {@code <algorithm>.lua}, from this package.
+	 * @param algorithm the algorithm
+	 * @return its script
+	 */
+	@SuppressWarnings({ "unchecked", "rawtypes" })
+	public static RedisScript<List<Long>> script(Algorithm algorithm) {
+		return (RedisScript) RedisScript.of(LuaScript.of(algorithm).source(), List.class);
+	}
+
+	private static ScriptExecutor executor(RedisConnectionFactory connectionFactory, Duration timeout) {
+		if (LETTUCE_PRESENT) {
+			ScriptExecutor lettuce = LettuceScripts.executor(connectionFactory, timeout);
+			if (lettuce != null) {
+				return lettuce;
+			}
+		}
+		return new TemplateScriptExecutor(connectionFactory);
+	}
+
+}
