@@ -15,7 +15,7 @@ import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimiterBackend;
 import io.github.ratelimit.spring.KeyResolver;
 import io.github.ratelimit.spring.PolicyDefinition;
-import io.github.ratelimit.spring.web.RequestKeyResolvers;
+import io.github.ratelimit.spring.RequestKeyResolvers;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.http.HttpMethod;

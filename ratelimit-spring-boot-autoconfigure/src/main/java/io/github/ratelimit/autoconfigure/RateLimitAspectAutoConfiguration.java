@@ -1,5 +1,6 @@
 package io.github.ratelimit.autoconfigure;
 
+import io.github.ratelimit.spring.CurrentRequest;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.spring.annotation.RateLimitedAspect;
@@ -16,7 +17,8 @@ import org.springframework.context.annotation.Bean;
 /**
  * Enforcement of {@code @RateLimited}, when AspectJ's weaver is on the classpath (spring-boot-starter-aspectj).
  */
-@AutoConfiguration(after = { RateLimitAutoConfiguration.class, AopAutoConfiguration.class })
+@AutoConfiguration(after = { RateLimitAutoConfiguration.class, RateLimitServletAutoConfiguration.class,
+		AopAutoConfiguration.class })
 @ConditionalOnClass(Advice.class)
 @ConditionalOnBean(RateLimitRegistry.class)
 public final class RateLimitAspectAutoConfiguration {
@@ -24,8 +26,17 @@ public final class RateLimitAspectAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitedAspect rateLimitedAspect(RateLimitRegistry registry, RateLimitEnforcer enforcer,
-			RateLimitHeaders headers) {
-		return new RateLimitedAspect(registry, enforcer, headers);
+			RateLimitHeaders headers, CurrentRequest currentRequest) {
+		return new RateLimitedAspect(registry, enforcer, headers, currentRequest);
+	}
+
+	/**
+	 * No web request, for applications without a web stack (each stack's auto-configuration provides its own).
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	CurrentRequest rateLimitCurrentRequest() {
+		return CurrentRequest.NONE;
 	}
 
 }

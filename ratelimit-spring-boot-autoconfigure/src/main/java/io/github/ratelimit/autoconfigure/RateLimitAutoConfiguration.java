@@ -2,40 +2,31 @@ package io.github.ratelimit.autoconfigure;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 
 import io.github.ratelimit.core.RateLimiterBackend;
-import io.lettuce.core.resource.Delay;
 import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
-import io.github.ratelimit.redis.RedisRateLimiterBackend;
 import io.github.ratelimit.core.resilience.CircuitBreaker;
 import io.github.ratelimit.core.resilience.DenyCache;
 import io.github.ratelimit.spring.RateLimitCounters;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitRecorder;
 import io.github.ratelimit.spring.RateLimitRegistry;
+import io.github.ratelimit.spring.RequestKeyResolvers;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
-import io.github.ratelimit.spring.web.RequestKeyResolvers;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.data.redis.autoconfigure.ClientResourcesBuilderCustomizer;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
-import org.springframework.core.Ordered;
-import org.springframework.core.annotation.Order;
-import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
- * Rate limiting's core: the backend, the policies and their enforcement.
+ * Rate limiting's core: the backend, the policies and their enforcement. The Redis backend comes from
+ * {@link RateLimitRedisAutoConfiguration}; without it, {@code ratelimit.backend=in-memory} is required.
  */
-@AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
+@AutoConfiguration(after = RateLimitRedisAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RateLimitProperties.class)
 public final class RateLimitAutoConfiguration {
@@ -45,10 +36,6 @@ public final class RateLimitAutoConfiguration {
 
 	/** The most clients the deny cache remembers. */
 	static final int DENY_CACHE_SIZE = 10_000;
-
-	/** Lettuce's reconnect delays: exponential from 10 ms, at most one second. */
-	static final Supplier<Delay> RECONNECT_DELAY = () -> Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1),
-			2, TimeUnit.MILLISECONDS);
 
 	/** The longest the deny cache answers for a client before Redis is asked again. */
 	static final Duration DENY_CACHE_MAX_AGE = Duration.ofSeconds(1);
@@ -87,52 +74,38 @@ public final class RateLimitAutoConfiguration {
 		return new RateLimitHeaders(properties.getHeaders());
 	}
 
+	/**
+	 * The in-memory backend, or (when the Redis backend was asked for but could not be built) a start-up failure that
+	 * says what is missing.
+	 */
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimiterBackend rateLimiterBackend(RateLimitProperties properties,
-			ObjectProvider<RedisConnectionFactory> connectionFactory) {
-		String prefix = properties.getKeyPrefix();
-		return ConfiguredPolicies.check("ratelimit.key-prefix", () -> switch (properties.getBackend()) {
-			case IN_MEMORY -> new InMemoryRateLimiterBackend(Clock.systemUTC(), prefix);
-			case REDIS -> new RedisRateLimiterBackend(redis(connectionFactory), prefix, timeout(properties));
-		}, "use a non-blank prefix without '{' or '}'");
+	RateLimiterBackend rateLimiterBackend(RateLimitProperties properties) {
+		if (properties.getBackend() == RateLimitProperties.Backend.REDIS) {
+			throw new InvalidRateLimitConfigurationException("ratelimit.backend",
+					"the redis backend needs Spring Data Redis, ratelimit-redis and a RedisConnectionFactory, and the "
+							+ "application lacks one of them",
+					"add spring-boot-starter-data-redis (and spring.data.redis.* settings), or set "
+							+ "ratelimit.backend=in-memory for a single instance",
+					null);
+		}
+		return ConfiguredPolicies.check("ratelimit.key-prefix",
+				() -> new InMemoryRateLimiterBackend(Clock.systemUTC(), properties.getKeyPrefix()),
+				"use a non-blank prefix without '{' or '}'");
 	}
 
-	private static Duration timeout(RateLimitProperties properties) {
+	/**
+	 * Checks the decision timeout.
+	 * @param properties the properties
+	 * @return the timeout
+	 */
+	static Duration timeout(RateLimitProperties properties) {
 		Duration timeout = properties.getTimeout();
 		if (timeout.isNegative() || timeout.isZero()) {
 			throw new InvalidRateLimitConfigurationException("ratelimit.timeout",
 					"the timeout must be positive, was " + timeout, "set a timeout such as 100ms", null);
 		}
 		return timeout;
-	}
-
-	private static RedisConnectionFactory redis(ObjectProvider<RedisConnectionFactory> connectionFactory) {
-		RedisConnectionFactory redis = connectionFactory.getIfAvailable();
-		if (redis == null) {
-			throw new InvalidRateLimitConfigurationException("ratelimit.backend",
-					"the redis backend needs a RedisConnectionFactory and the application has none",
-					"add spring-boot-starter-data-redis (and spring.data.redis.* settings), or set "
-							+ "ratelimit.backend=in-memory for a single instance",
-					null);
-		}
-		return redis;
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnClass({ ClientResourcesBuilderCustomizer.class, Delay.class })
-	static class LettuceReconnectConfiguration {
-
-		/**
-		 * Lettuce backs off up to 30 s between reconnect attempts, so after a long Redis outage exact limiting could
-		 * wait that long to resume; cap the wait at one second. Ordered first: your own customizer can change it.
-		 */
-		@Bean
-		@Order(Ordered.HIGHEST_PRECEDENCE)
-		ClientResourcesBuilderCustomizer rateLimitReconnectDelay() {
-			return (builder) -> builder.reconnectDelay(RECONNECT_DELAY.get());
-		}
-
 	}
 
 }

@@ -1,6 +1,5 @@
 package io.github.ratelimit.spring;
 
-import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -16,6 +15,6 @@ public interface KeyResolver {
 	 * @return the key; a resolver named in configuration may return {@code null} or an empty key when the request
 	 * has none, and the request is then counted under the client's IP address
 	 */
-	@Nullable String resolve(HttpServletRequest request);
+	@Nullable String resolve(RateLimitRequest request);
 
 }

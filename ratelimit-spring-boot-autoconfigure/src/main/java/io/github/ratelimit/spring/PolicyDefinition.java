@@ -5,7 +5,6 @@ import java.util.Set;
 
 import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimiter;
-import jakarta.servlet.http.HttpServletRequest;
 
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.util.pattern.PathPattern;
@@ -42,19 +41,19 @@ public record PolicyDefinition(Policy policy, RateLimiter limiter, String keyStr
 	 * @param request the request
 	 * @return the key from the policy's key strategy, or the client's IP address when it finds none
 	 */
-	public String keyOf(HttpServletRequest request) {
+	public String keyOf(RateLimitRequest request) {
 		String key = this.keyResolver.resolve(request);
-		return (key != null && !key.isEmpty()) ? key : request.getRemoteAddr();
+		return (key != null && !key.isEmpty()) ? key : request.remoteAddress();
 	}
 
 	/**
-	 * Whether the servlet filter applies this policy to a request.
-	 * @param request the request
+	 * Whether the web filter applies this policy to a request.
+	 * @param method the request's HTTP method
 	 * @param path the request's path within the application
 	 * @return whether the policy applies
 	 */
-	public boolean appliesTo(HttpServletRequest request, PathContainer path) {
-		if (this.paths.isEmpty() || (!this.methods.isEmpty() && !this.methods.contains(request.getMethod()))) {
+	public boolean appliesTo(String method, PathContainer path) {
+		if (this.paths.isEmpty() || (!this.methods.isEmpty() && !this.methods.contains(method))) {
 			return false;
 		}
 		return matchesAny(this.paths, path) && !matchesAny(this.excludePaths, path);

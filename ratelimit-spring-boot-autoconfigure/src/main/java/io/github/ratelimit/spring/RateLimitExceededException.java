@@ -7,7 +7,6 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
-import org.springframework.http.ProblemDetail;
 import org.springframework.web.ErrorResponseException;
 
 /**
@@ -18,7 +17,7 @@ import org.springframework.web.ErrorResponseException;
 public class RateLimitExceededException extends ErrorResponseException {
 
 	/** The problem type of a refusal, from the IANA HTTP problem types registry. */
-	public static final String QUOTA_EXCEEDED = "https://iana.org/assignments/http-problem-types#quota-exceeded";
+	public static final String QUOTA_EXCEEDED = RateLimitProblems.QUOTA_EXCEEDED;
 
 	private final PolicyDefinition policy;
 
@@ -31,7 +30,7 @@ public class RateLimitExceededException extends ErrorResponseException {
 	 * @param instance the request's URI, or {@code null} outside a request
 	 */
 	public RateLimitExceededException(PolicyDefinition policy, Decision decision, @Nullable URI instance) {
-		super(HttpStatus.TOO_MANY_REQUESTS, problem(policy.name(), decision, instance), null);
+		super(HttpStatus.TOO_MANY_REQUESTS, RateLimitProblems.quotaExceeded(policy.name(), decision, instance), null);
 		this.policy = policy;
 		this.decision = decision;
 		getHeaders().set(HttpHeaders.RETRY_AFTER, Long.toString(decision.retryAfterSeconds()));
@@ -64,24 +63,6 @@ public class RateLimitExceededException extends ErrorResponseException {
 	@Override
 	public String getMessage() {
 		return getBody().getDetail();
-	}
-
-	private static ProblemDetail problem(String policy, Decision decision, @Nullable URI instance) {
-		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.TOO_MANY_REQUESTS, detail(policy, decision));
-		problem.setType(URI.create(QUOTA_EXCEEDED));
-		problem.setTitle("Too Many Requests");
-		problem.setInstance(instance);
-		problem.setProperty("policy", policy);
-		return problem;
-	}
-
-	private static String detail(String policy, Decision decision) {
-		if (!decision.satisfiable()) {
-			return "The request costs more than rate limit policy '" + policy + "' ever allows (" + decision.limit()
-					+ "); retrying will not help.";
-		}
-		return "Rate limit policy '" + policy + "' (" + decision.limit() + ") exceeded; retry in "
-				+ decision.retryAfterSeconds() + " s.";
 	}
 
 }

@@ -7,7 +7,6 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
-import org.springframework.http.ProblemDetail;
 import org.springframework.web.ErrorResponseException;
 
 /**
@@ -17,7 +16,7 @@ import org.springframework.web.ErrorResponseException;
 public class RateLimiterUnavailableException extends ErrorResponseException {
 
 	/** The problem type, from the IANA HTTP problem types registry. */
-	public static final String TEMPORARY_REDUCED_CAPACITY = "https://iana.org/assignments/http-problem-types#temporary-reduced-capacity";
+	public static final String TEMPORARY_REDUCED_CAPACITY = RateLimitProblems.TEMPORARY_REDUCED_CAPACITY;
 
 	private final PolicyDefinition policy;
 
@@ -28,7 +27,7 @@ public class RateLimiterUnavailableException extends ErrorResponseException {
 	 * @param instance the request's URI, or {@code null} outside a request
 	 */
 	public RateLimiterUnavailableException(PolicyDefinition policy, Decision decision, @Nullable URI instance) {
-		super(HttpStatus.SERVICE_UNAVAILABLE, problem(policy.name(), instance), null);
+		super(HttpStatus.SERVICE_UNAVAILABLE, RateLimitProblems.unavailable(policy.name(), instance), null);
 		this.policy = policy;
 		getHeaders().set(HttpHeaders.RETRY_AFTER, Long.toString(decision.retryAfterSeconds()));
 	}
@@ -44,16 +43,6 @@ public class RateLimiterUnavailableException extends ErrorResponseException {
 	@Override
 	public String getMessage() {
 		return getBody().getDetail();
-	}
-
-	private static ProblemDetail problem(String policy, @Nullable URI instance) {
-		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE,
-				"Rate limit policy '" + policy + "' cannot be checked right now and refuses requests until it can.");
-		problem.setType(URI.create(TEMPORARY_REDUCED_CAPACITY));
-		problem.setTitle("Service Unavailable");
-		problem.setInstance(instance);
-		problem.setProperty("policy", policy);
-		return problem;
 	}
 
 }

@@ -37,7 +37,8 @@ class AutoConfigurationRegistrationTests {
 			}
 		}
 		assertThat(names).containsExactlyInAnyOrder(RateLimitAutoConfiguration.class.getName(),
-				RateLimitWebAutoConfiguration.class.getName(), RateLimitAspectAutoConfiguration.class.getName(),
+				RateLimitRedisAutoConfiguration.class.getName(), RateLimitReactiveAutoConfiguration.class.getName(),
+				RateLimitServletAutoConfiguration.class.getName(), RateLimitAspectAutoConfiguration.class.getName(),
 				RateLimitActuatorAutoConfiguration.class.getName(), RateLimitMetricsAutoConfiguration.class.getName());
 		for (String name : names) {
 			Class<?> type = Class.forName(name, false, getClass().getClassLoader());

@@ -18,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RateLimitAspectAutoConfigurationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, RateLimitAutoConfiguration.class,
+		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, RateLimitRedisAutoConfiguration.class, RateLimitAutoConfiguration.class,
 				RateLimitAspectAutoConfiguration.class))
 		.withPropertyValues("ratelimit.backend=in-memory");
 

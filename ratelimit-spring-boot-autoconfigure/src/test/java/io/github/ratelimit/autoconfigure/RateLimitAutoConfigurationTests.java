@@ -16,7 +16,7 @@ import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.spring.web.HeaderStyle;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
-import io.github.ratelimit.spring.web.RequestKeyResolvers;
+import io.github.ratelimit.spring.RequestKeyResolvers;
 import io.github.ratelimit.test.TestRedisProperties;
 import org.junit.jupiter.api.Test;
 
@@ -36,10 +36,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RateLimitAutoConfigurationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class));
+		.withConfiguration(AutoConfigurations.of(RateLimitRedisAutoConfiguration.class, RateLimitAutoConfiguration.class));
 
 	private final ApplicationContextRunner redisContextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RateLimitAutoConfiguration.class))
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RateLimitRedisAutoConfiguration.class, RateLimitAutoConfiguration.class))
 		.withPropertyValues(TestRedisProperties.values());
 
 	@Test
@@ -167,8 +167,8 @@ class RateLimitAutoConfigurationTests {
 	@Test
 	void headersShouldFollowTheHeadersProperty() {
 		this.contextRunner.withPropertyValues("ratelimit.backend=in-memory", "ratelimit.headers=legacy")
-			.run((context) -> assertThat(context.getBean(RateLimitHeaders.class)).extracting("style")
-				.isEqualTo(HeaderStyle.LEGACY));
+			.run((context) -> assertThat(context.getBean(RateLimitHeaders.class)).extracting("legacy", "ietf")
+				.containsExactly(true, false));
 	}
 
 	@Test

@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RateLimitPropertiesBindingTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class))
+		.withConfiguration(AutoConfigurations.of(RateLimitRedisAutoConfiguration.class, RateLimitAutoConfiguration.class))
 		.withPropertyValues("ratelimit.backend=in-memory");
 
 	@Test

@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RateLimitPropertiesValidationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class))
+		.withConfiguration(AutoConfigurations.of(RateLimitRedisAutoConfiguration.class, RateLimitAutoConfiguration.class))
 		.withPropertyValues("ratelimit.backend=in-memory");
 
 	@Test
@@ -117,7 +117,7 @@ class RateLimitPropertiesValidationTests {
 
 	@Test
 	void keyStrategyBeanWhenBeanExistsShouldBeUsed() {
-		KeyResolver tenants = (request) -> request.getHeader("X-Tenant");
+		KeyResolver tenants = (request) -> request.header("X-Tenant");
 		this.contextRunner.withBean("tenantKeys", KeyResolver.class, () -> tenants)
 			.withPropertyValues("ratelimit.policies.hello.limits=5/1s", "ratelimit.policies.hello.key=bean:tenantKeys")
 			.run((context) -> assertThat(context).hasNotFailed());

@@ -19,7 +19,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * a client's state, its reset where access allows it, health and metrics.
  */
 @SpringBootTest(classes = OperationsTestApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-		properties = { "ratelimit.policies.hello.limits=3/1h", "ratelimit.policies.hello.paths=/hello",
+		properties = { "management.metrics.distribution.percentiles-histogram.ratelimit.latency=true",
+				"ratelimit.policies.hello.limits=3/1h", "ratelimit.policies.hello.paths=/hello",
 				"management.endpoints.web.exposure.include=health,metrics,prometheus,ratelimits",
 				"management.endpoint.health.show-details=always",
 				"management.endpoint.ratelimits.access=unrestricted" })

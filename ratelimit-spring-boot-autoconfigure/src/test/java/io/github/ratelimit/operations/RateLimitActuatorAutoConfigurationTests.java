@@ -2,6 +2,7 @@ package io.github.ratelimit.operations;
 
 import io.github.ratelimit.autoconfigure.RateLimitActuatorAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
+import io.github.ratelimit.autoconfigure.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.spring.actuate.RateLimitsEndpoint;
 import io.github.ratelimit.spring.actuate.RateLimiterHealthIndicator;
@@ -26,7 +27,7 @@ class RateLimitActuatorAutoConfigurationTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(
-				AutoConfigurations.of(RateLimitAutoConfiguration.class, RateLimitActuatorAutoConfiguration.class))
+				AutoConfigurations.of(RateLimitRedisAutoConfiguration.class, RateLimitAutoConfiguration.class, RateLimitActuatorAutoConfiguration.class))
 		.withPropertyValues("ratelimit.backend=in-memory", "ratelimit.policies.api.limits=3/1h",
 				"management.endpoints.web.exposure.include=ratelimits");
 
@@ -65,7 +66,7 @@ class RateLimitActuatorAutoConfigurationTests {
 	@Test
 	void healthIsDownWithDetailsWhileRedisDoesNotAnswer() {
 		new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RateLimitRedisAutoConfiguration.class,
 					RateLimitAutoConfiguration.class, RateLimitActuatorAutoConfiguration.class))
 			.withPropertyValues("spring.data.redis.port=" + TestRedis.freePort(), "spring.data.redis.timeout=500ms",
 					"ratelimit.failure-mode=closed")
@@ -81,7 +82,7 @@ class RateLimitActuatorAutoConfigurationTests {
 	@Test
 	void healthIsUpWhileRedisAnswers() {
 		new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RateLimitRedisAutoConfiguration.class,
 					RateLimitAutoConfiguration.class, RateLimitActuatorAutoConfiguration.class))
 			.withPropertyValues("spring.data.redis.host=" + TestRedis.get().host(),
 					"spring.data.redis.port=" + TestRedis.get().port())

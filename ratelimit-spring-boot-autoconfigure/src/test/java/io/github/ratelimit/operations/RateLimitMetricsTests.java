@@ -1,6 +1,7 @@
 package io.github.ratelimit.operations;
 
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
+import io.github.ratelimit.autoconfigure.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitMetricsAutoConfiguration;
 import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.RateLimitEnforcer;
@@ -24,7 +25,7 @@ class RateLimitMetricsTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(
-				AutoConfigurations.of(RateLimitAutoConfiguration.class, RateLimitMetricsAutoConfiguration.class))
+				AutoConfigurations.of(RateLimitRedisAutoConfiguration.class, RateLimitAutoConfiguration.class, RateLimitMetricsAutoConfiguration.class))
 		.withPropertyValues("ratelimit.backend=in-memory", "ratelimit.policies.api.limits=3/1h",
 				"ratelimit.policies.dark.limits=1/1h", "ratelimit.policies.dark.shadow=true");
 

@@ -3,6 +3,7 @@ package io.github.ratelimit.resilience;
 import java.time.Duration;
 
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
+import io.github.ratelimit.autoconfigure.RateLimitRedisAutoConfiguration;
 import io.lettuce.core.resource.ClientResources;
 import org.junit.jupiter.api.Test;
 
@@ -20,7 +21,7 @@ class LettuceReconnectDelayTests {
 
 	@Test
 	void reconnectAttemptsAreNeverMoreThanASecondApart() {
-		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class))
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RateLimitRedisAutoConfiguration.class, RateLimitAutoConfiguration.class))
 			.withPropertyValues("ratelimit.backend=in-memory")
 			.run((context) -> {
 				ClientResourcesBuilderCustomizer customizer = context.getBean("rateLimitReconnectDelay",

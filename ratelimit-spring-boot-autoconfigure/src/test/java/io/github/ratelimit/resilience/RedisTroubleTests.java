@@ -3,6 +3,7 @@ package io.github.ratelimit.resilience;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Properties;
 import java.util.UUID;
@@ -10,9 +11,12 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
+import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.redis.RedisRateLimiterBackend;
 import io.github.ratelimit.spring.RateLimitCounters;
 import io.github.ratelimit.test.TestRedis;
 import io.github.ratelimit.test.TestRedis.EmbeddedRedis;
+import io.lettuce.core.resource.ClientResources;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -81,6 +85,40 @@ class RedisTroubleTests {
 		awaitHealthUp(app);
 		// Redis came back empty, and the refusal remembered before the outage is forgotten: a fresh bucket of 3
 		assertThat(statuses(app, 5)).containsExactly(200, 200, 200, 429, 429);
+	}
+
+	@Test
+	void restartedEmptyRedisHasTheScriptsBeforeTheFirstDecisionAndLimitsExactly() throws Exception {
+		RunningApp app = start("ratelimit.failure-mode=open", "ratelimit.timeout=5s",
+				"ratelimit.policies.hello.limits=10/1h", "ratelimit.policies.hello.paths=/hello");
+		assertThat(app.bean(ClientResources.class).tracing().isEnabled())
+			.as("Boot's Lettuce command observation is on, as in a real application").isTrue();
+		assertThat(statuses(app, 2)).containsOnly(200);
+		redis.stop();
+		redis.restart();
+		awaitScriptsLoaded();
+		resetStats();
+		ExecutorService executor = Executors.newFixedThreadPool(4);
+		try {
+			List<Future<List<Integer>>> load = new ArrayList<>();
+			for (int i = 0; i < 4; i++) {
+				load.add(executor.submit(() -> statuses(app, 5)));
+			}
+			List<Integer> statuses = new ArrayList<>();
+			for (Future<List<Integer>> result : load) {
+				statuses.addAll(result.get());
+			}
+			// the restarted Redis is empty: a fresh bucket of 10, every decision made by Redis, none failed open
+			assertThat(statuses.stream().filter((status) -> status == 200)).hasSize(10);
+			assertThat(app.bean(RateLimitCounters.class).of("hello").failed()).isZero();
+		}
+		finally {
+			executor.shutdownNow();
+		}
+		Properties errors = redisCommand((connection) -> connection.serverCommands().info("errorstats"));
+		assertThat(errors.stringPropertyNames()).as("no decision met NOSCRIPT").noneMatch((name) -> name.contains("NOSCRIPT"));
+		Properties commands = redisCommand((connection) -> connection.serverCommands().info("commandstats"));
+		assertThat(commands.getProperty("cmdstat_eval")).as("no decision sent a script's source").isNull();
 	}
 
 	@Test
@@ -229,6 +267,37 @@ class RedisTroubleTests {
 			Thread.sleep(100);
 		}
 		throw new AssertionError("Health did not turn UP within 30 s of Redis coming back");
+	}
+
+	/**
+	 * Waits until every algorithm's script is in Redis' script cache, which only the backend's reload after a
+	 * reconnection puts there: no request has been sent since the restart.
+	 */
+	private static void awaitScriptsLoaded() throws InterruptedException {
+		String[] shas = Arrays.stream(Algorithm.values())
+			.map((algorithm) -> RedisRateLimiterBackend.script(algorithm).getSha1())
+			.toArray(String[]::new);
+		for (int i = 0; i < 300; i++) {
+			List<Boolean> loaded;
+			try {
+				loaded = redisCommand((connection) -> connection.scriptingCommands().scriptExists(shas));
+			}
+			catch (RuntimeException ex) {
+				loaded = List.of(false);
+			}
+			if (!loaded.contains(false)) {
+				return;
+			}
+			Thread.sleep(100);
+		}
+		throw new AssertionError("The scripts were not loaded within 30 s of Redis coming back");
+	}
+
+	private static void resetStats() {
+		redisCommand((connection) -> {
+			connection.serverCommands().resetConfigStats();
+			return null;
+		});
 	}
 
 	private static void pause(Duration duration) {

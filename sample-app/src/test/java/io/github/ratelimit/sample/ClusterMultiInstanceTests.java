@@ -9,10 +9,15 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
+import io.github.ratelimit.spring.RateLimitCounters;
 import io.github.ratelimit.test.EmbeddedRedisCluster;
+import io.lettuce.core.resource.ClientResources;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
@@ -20,10 +25,13 @@ import org.springframework.http.HttpStatusCode;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Three instances of the sample on a real 3-master Redis Cluster, configured only with
- * {@code spring.data.redis.cluster.nodes}: one API key's requests from concurrent threads across the instances are
- * admitted exactly up to the multi-limit policy {@code 100/1h,1000/1d}, and many API keys spread over every master.
+ * Three instances of the sample, freshly started on a fresh 3-master Redis Cluster, configured only with
+ * {@code spring.data.redis.cluster.nodes}, with Boot's Lettuce command observation on as in a real application: one
+ * API key's requests from concurrent threads across the instances, the very first decisions included, are admitted
+ * exactly up to the multi-limit policy {@code 100/1h,1000/1d}, none failed open and none met NOSCRIPT; and many API
+ * keys spread over every master.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClusterMultiInstanceTests {
 
 	private static final String KEY_PREFIX = "cluster-instances-" + UUID.randomUUID();
@@ -50,7 +58,10 @@ class ClusterMultiInstanceTests {
 	}
 
 	@Test
+	@Order(1)
 	void oneApiKeyFromConcurrentThreadsAcrossThreeInstancesIsAdmittedExactlyTheMultiLimit() throws Exception {
+		assertThat(instances).allSatisfy((instance) -> assertThat(instance.bean(ClientResources.class).tracing().isEnabled())
+			.as("Boot's Lettuce command observation is on").isTrue());
 		String apiKey = "key-" + UUID.randomUUID();
 		List<Callable<int[]>> clients = new ArrayList<>();
 		for (int thread = 0; thread < 12; thread++) {
@@ -79,6 +90,13 @@ class ClusterMultiInstanceTests {
 		}
 		assertThat(admitted).isEqualTo(100);
 		assertThat(refused).isEqualTo(140);
+		assertThat(instances).allSatisfy((instance) -> assertThat(instance.bean(RateLimitCounters.class).of("orders")
+			.failed()).as("decisions failed open").isZero());
+		for (int port : cluster.ports()) {
+			String errors = cluster.on(port, (redis) -> redis.info("errorstats"));
+			assertThat(errors).as("NOSCRIPT on node " + port)
+				.doesNotContain("NOSCRIPT");
+		}
 		Map<Integer, List<String>> keys = cluster.keysByMaster(KEY_PREFIX + ":orders:*:{" + apiKey + "}:*");
 		assertThat(keys.values().stream().filter((onMaster) -> !onMaster.isEmpty()))
 			.as("both limits' keys on one master").singleElement()
@@ -86,6 +104,7 @@ class ClusterMultiInstanceTests {
 	}
 
 	@Test
+	@Order(2)
 	void manyApiKeysLandOnEveryMaster() {
 		String batch = UUID.randomUUID().toString();
 		for (int i = 0; i < 60; i++) {

@@ -56,6 +56,10 @@ final class RunningSample implements AutoCloseable {
 			.toArray(String[]::new);
 	}
 
+	<T> T bean(Class<T> type) {
+		return this.context.getBean(type);
+	}
+
 	RestTestClient client() {
 		return this.client;
 	}

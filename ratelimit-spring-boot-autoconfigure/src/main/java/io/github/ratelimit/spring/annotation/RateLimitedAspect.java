@@ -2,23 +2,23 @@ package io.github.ratelimit.spring.annotation;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
-import java.net.URI;
 import java.security.Principal;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.spring.CurrentRequest;
 import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitOutcome;
 import io.github.ratelimit.spring.RateLimitRegistry;
+import io.github.ratelimit.spring.RateLimitRequest;
+import io.github.ratelimit.spring.RequestKeyResolvers;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
-import io.github.ratelimit.spring.web.RequestKeyResolvers;
-import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletResponse;
 import org.aspectj.lang.ProceedingJoinPoint;
 import org.aspectj.lang.annotation.Around;
 import org.aspectj.lang.annotation.Aspect;
@@ -44,9 +44,6 @@ import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 import org.springframework.util.StringUtils;
-import org.springframework.web.context.request.RequestAttributes;
-import org.springframework.web.context.request.RequestContextHolder;
-import org.springframework.web.context.request.ServletRequestAttributes;
 
 /**
  * Enforces {@link RateLimited} on methods of Spring beans (every public method, for an annotated class). Ordered early, so a refused call starts no
@@ -55,14 +52,13 @@ import org.springframework.web.context.request.ServletRequestAttributes;
 @Aspect
 public class RateLimitedAspect implements Ordered, BeanFactoryAware, SmartInitializingSingleton {
 
-	private static final boolean SERVLET_PRESENT = ClassUtils.isPresent("jakarta.servlet.http.HttpServletRequest",
-			RateLimitedAspect.class.getClassLoader());
-
 	private final RateLimitRegistry registry;
 
 	private final RateLimitEnforcer enforcer;
 
 	private final RateLimitHeaders headers;
+
+	private final CurrentRequest currentRequest;
 
 	private final SpelExpressionParser parser = new SpelExpressionParser();
 
@@ -77,11 +73,14 @@ public class RateLimitedAspect implements Ordered, BeanFactoryAware, SmartInitia
 	 * @param registry the policies
 	 * @param enforcer the enforcer
 	 * @param headers the header writer, for responses of admitted calls inside web requests
+	 * @param currentRequest the web request a call is made in, if any
 	 */
-	public RateLimitedAspect(RateLimitRegistry registry, RateLimitEnforcer enforcer, RateLimitHeaders headers) {
+	public RateLimitedAspect(RateLimitRegistry registry, RateLimitEnforcer enforcer, RateLimitHeaders headers,
+			CurrentRequest currentRequest) {
 		this.registry = registry;
 		this.enforcer = enforcer;
 		this.headers = headers;
+		this.currentRequest = currentRequest;
 	}
 
 	@Override
@@ -104,8 +103,9 @@ public class RateLimitedAspect implements Ordered, BeanFactoryAware, SmartInitia
 		Class<?> target = (call.getTarget() != null) ? AopUtils.getTargetClass(call.getTarget())
 				: method.getDeclaringClass();
 		Method specific = AopUtils.getMostSpecificMethod(method, target);
-		HttpServletRequest request = currentRequest();
-		for (Limited limited : limitsOf(specific, target)) {
+		List<Limited> limits = limitsOf(specific, target);
+		RateLimitRequest request = limits.isEmpty() ? null : this.currentRequest.request();
+		for (Limited limited : limits) {
 			enforce(limited, specific, call.getArgs(), request);
 		}
 		return call.proceed();
@@ -144,22 +144,24 @@ public class RateLimitedAspect implements Ordered, BeanFactoryAware, SmartInitia
 		}
 	}
 
-	private void enforce(Limited limited, Method method, Object[] args, @Nullable HttpServletRequest request) {
+	private void enforce(Limited limited, Method method, Object[] args, @Nullable RateLimitRequest request) {
 		PolicyDefinition policy = limited.policy();
 		String key = key(limited, policy, method, args, request);
 		long permits = (limited.cost() != null) ? cost(limited.cost(), method, args, request) : policy.cost();
 		RateLimitOutcome outcome = this.enforcer.enforce(policy, key, permits);
 		if (outcome.refused()) {
-			throw outcome.refusal((request != null) ? URI.create(request.getRequestURI()) : null);
+			throw outcome.refusal((request != null) ? request.uri() : null);
 		}
-		HttpServletResponse response = currentResponse();
-		if (response != null && !policy.shadow() && outcome.decided() && !response.isCommitted()) {
-			this.headers.write(policy, outcome.decision(), response);
+		if (request != null && !policy.shadow() && outcome.decided()) {
+			BiConsumer<String, String> responseHeaders = this.currentRequest.responseHeaders();
+			if (responseHeaders != null) {
+				this.headers.write(policy, outcome.decision(), responseHeaders);
+			}
 		}
 	}
 
 	private String key(Limited limited, PolicyDefinition policy, Method method, Object[] args,
-			@Nullable HttpServletRequest request) {
+			@Nullable RateLimitRequest request) {
 		Expression expression = limited.key();
 		if (request != null && expression == null) {
 			return policy.keyOf(request);
@@ -169,13 +171,13 @@ public class RateLimitedAspect implements Ordered, BeanFactoryAware, SmartInitia
 				Object value = expression.getValue(context(method, args, current));
 				return (value != null) ? value.toString() : null;
 			}).resolve(request);
-			return (key != null) ? key : request.getRemoteAddr();
+			return (key != null) ? key : request.remoteAddress();
 		}
 		Object value = (expression != null) ? expression.getValue(context(method, args, null)) : null;
 		return (value != null && !value.toString().isEmpty()) ? value.toString() : RequestKeyResolvers.GLOBAL_KEY;
 	}
 
-	private long cost(Expression cost, Method method, Object[] args, @Nullable HttpServletRequest request) {
+	private long cost(Expression cost, Method method, Object[] args, @Nullable RateLimitRequest request) {
 		Number value = cost.getValue(context(method, args, request), Number.class);
 		if (value == null) {
 			throw new IllegalArgumentException("@RateLimited cost '" + cost.getExpressionString() + "' on "
@@ -184,12 +186,12 @@ public class RateLimitedAspect implements Ordered, BeanFactoryAware, SmartInitia
 		return value.longValue();
 	}
 
-	private MethodBasedEvaluationContext context(Method method, Object[] args, @Nullable HttpServletRequest request) {
+	private MethodBasedEvaluationContext context(Method method, Object[] args, @Nullable RateLimitRequest request) {
 		MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(null, method, args,
 				this.parameterNames);
 		if (request != null) {
-			context.setVariable("request", request);
-			Principal principal = request.getUserPrincipal();
+			context.setVariable("request", request.nativeRequest());
+			Principal principal = request.principal();
 			context.setVariable("principal", principal);
 		}
 		return context;
@@ -227,24 +229,6 @@ public class RateLimitedAspect implements Ordered, BeanFactoryAware, SmartInitia
 				StringUtils.hasText(algorithm) ? Algorithm.of(algorithm) : null);
 		return new Limited(policy, StringUtils.hasText(key) ? this.parser.parseExpression(key) : null,
 				StringUtils.hasText(cost) ? this.parser.parseExpression(cost) : null);
-	}
-
-	private static @Nullable HttpServletRequest currentRequest() {
-		ServletRequestAttributes attributes = servletAttributes();
-		return (attributes != null) ? attributes.getRequest() : null;
-	}
-
-	private static @Nullable HttpServletResponse currentResponse() {
-		ServletRequestAttributes attributes = servletAttributes();
-		return (attributes != null) ? attributes.getResponse() : null;
-	}
-
-	private static @Nullable ServletRequestAttributes servletAttributes() {
-		if (!SERVLET_PRESENT) {
-			return null;
-		}
-		RequestAttributes attributes = RequestContextHolder.getRequestAttributes();
-		return (attributes instanceof ServletRequestAttributes servlet) ? servlet : null;
 	}
 
 	/**

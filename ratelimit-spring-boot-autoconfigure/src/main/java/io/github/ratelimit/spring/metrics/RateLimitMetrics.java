@@ -60,7 +60,6 @@ public class RateLimitMetrics implements RateLimitRecorder {
 		return Timer.builder(LATENCY)
 			.description("Time a rate limit decision waited for its backend")
 			.tag("policy", policy)
-			.publishPercentileHistogram()
 			.register(this.registry);
 	}
 

@@ -1,17 +1,20 @@
 package io.github.ratelimit.spring.web;
 
-import java.util.stream.Collectors;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.function.BiConsumer;
 
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.spring.PolicyDefinition;
-import jakarta.servlet.http.HttpServletResponse;
 
 import org.springframework.http.HttpHeaders;
 
 /**
- * Turns one decision into the configured rate limit headers: the only place they are built, for the filter and for
- * {@code @RateLimited} alike.
+ * Turns one decision into the configured rate limit headers: the only place they are built, for every web stack,
+ * the filter and {@code @RateLimited} alike. What is constant per policy (its {@code RateLimit-Policy} value, its
+ * item name) is built once.
  */
 public class RateLimitHeaders {
 
@@ -30,14 +33,19 @@ public class RateLimitHeaders {
 	/** Seconds until the binding limit is fully replenished. */
 	public static final String X_RATELIMIT_RESET = "X-RateLimit-Reset";
 
-	private final HeaderStyle style;
+	private final boolean ietf;
+
+	private final boolean legacy;
+
+	private final ConcurrentMap<String, PolicyValues> values = new ConcurrentHashMap<>();
 
 	/**
 	 * Creates the header writer of a style.
 	 * @param style the header style
 	 */
 	public RateLimitHeaders(HeaderStyle style) {
-		this.style = style;
+		this.ietf = style == HeaderStyle.IETF || style == HeaderStyle.BOTH;
+		this.legacy = style == HeaderStyle.LEGACY || style == HeaderStyle.BOTH;
 	}
 
 	/**
@@ -48,34 +56,27 @@ public class RateLimitHeaders {
 	 */
 	public HttpHeaders of(PolicyDefinition policy, Decision decision) {
 		HttpHeaders headers = new HttpHeaders();
-		if (this.style == HeaderStyle.IETF || this.style == HeaderStyle.BOTH) {
-			String name = quoted(policy.name());
-			headers.set(RATELIMIT_POLICY, policy.policy().limits().stream()
-				.map((limit) -> name + ";q=" + limit.capacity() + ";w=" + limit.periodSeconds())
-				.collect(Collectors.joining(", ")));
-			headers.set(RATELIMIT, name + ";r=" + decision.remaining() + ";t=" + decision.resetAfterSeconds());
-		}
-		if (this.style == HeaderStyle.LEGACY || this.style == HeaderStyle.BOTH) {
-			Limit limit = decision.limit();
-			headers.set(X_RATELIMIT_LIMIT, Long.toString(limit.capacity()));
-			headers.set(X_RATELIMIT_REMAINING, Long.toString(decision.remaining()));
-			headers.set(X_RATELIMIT_RESET, Long.toString(decision.resetAfterSeconds()));
-		}
+		write(policy, decision, headers::set);
 		return headers;
 	}
 
 	/**
-	 * Writes the headers of a decision to a response that is not yet committed.
+	 * Writes the headers of a decision, each through a setter such as a response's {@code setHeader}.
 	 * @param policy the policy decided
 	 * @param decision the decision
-	 * @param response the response
+	 * @param header called with each header's name and value
 	 */
-	public void write(PolicyDefinition policy, Decision decision, HttpServletResponse response) {
-		copy(of(policy, decision), response);
-	}
-
-	static void copy(HttpHeaders headers, HttpServletResponse response) {
-		headers.forEach((name, values) -> values.forEach((value) -> response.setHeader(name, value)));
+	public void write(PolicyDefinition policy, Decision decision, BiConsumer<String, String> header) {
+		if (this.ietf) {
+			PolicyValues values = this.values.computeIfAbsent(policy.name(), (name) -> PolicyValues.of(policy));
+			header.accept(RATELIMIT_POLICY, values.policy());
+			header.accept(RATELIMIT, values.item() + ";r=" + decision.remaining() + ";t=" + decision.resetAfterSeconds());
+		}
+		if (this.legacy) {
+			header.accept(X_RATELIMIT_LIMIT, Long.toString(decision.limit().capacity()));
+			header.accept(X_RATELIMIT_REMAINING, Long.toString(decision.remaining()));
+			header.accept(X_RATELIMIT_RESET, Long.toString(decision.resetAfterSeconds()));
+		}
 	}
 
 	/**
@@ -93,6 +94,26 @@ public class RateLimitHeaders {
 			}
 		}
 		return quoted.append('"').toString();
+	}
+
+	/**
+	 * The header values constant for one policy.
+	 */
+	private record PolicyValues(String item, String policy) {
+
+		static PolicyValues of(PolicyDefinition definition) {
+			String item = quoted(definition.name());
+			List<Limit> limits = definition.policy().limits();
+			StringBuilder policy = new StringBuilder();
+			for (Limit limit : limits) {
+				if (!policy.isEmpty()) {
+					policy.append(", ");
+				}
+				policy.append(item).append(";q=").append(limit.capacity()).append(";w=").append(limit.periodSeconds());
+			}
+			return new PolicyValues(item, policy.toString());
+		}
+
 	}
 
 }

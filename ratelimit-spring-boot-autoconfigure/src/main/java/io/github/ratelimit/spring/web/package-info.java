@@ -1,5 +1,6 @@
 /**
- * Rate limiting of servlet requests: the filter, request keys and the HTTP responses of a decision.
+ * What every web stack shares: the rate limit headers of a decision and their style. Nothing here names a servlet
+ * or WebFlux type.
  */
 @NullMarked
 package io.github.ratelimit.spring.web;

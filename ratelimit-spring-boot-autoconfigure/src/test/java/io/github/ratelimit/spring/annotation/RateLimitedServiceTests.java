@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import io.github.ratelimit.autoconfigure.RateLimitAspectAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
+import io.github.ratelimit.autoconfigure.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.spring.RateLimitExceededException;
@@ -28,7 +29,7 @@ class RateLimitedServiceTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, AopAutoConfiguration.class,
-				RateLimitAutoConfiguration.class, RateLimitAspectAutoConfiguration.class))
+				RateLimitRedisAutoConfiguration.class, RateLimitAutoConfiguration.class, RateLimitAspectAutoConfiguration.class))
 		.withPropertyValues(TestRedisProperties.values())
 		.withUserConfiguration(QuotaService.class);
 
@@ -83,7 +84,7 @@ class RateLimitedServiceTests {
 	@Test
 	void callOverTheLimitShouldThrowWithTheInMemoryBackend() {
 		new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, RateLimitAutoConfiguration.class,
+			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, RateLimitRedisAutoConfiguration.class, RateLimitAutoConfiguration.class,
 					RateLimitAspectAutoConfiguration.class))
 			.withPropertyValues("ratelimit.backend=in-memory")
 			.withUserConfiguration(QuotaService.class)

@@ -2,6 +2,7 @@ package io.github.ratelimit.spring.annotation;
 
 import io.github.ratelimit.autoconfigure.RateLimitAspectAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
+import io.github.ratelimit.autoconfigure.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.spring.RateLimitRegistry;
 import org.junit.jupiter.api.Test;
 
@@ -17,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RateLimitedStartupValidationTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, RateLimitAutoConfiguration.class,
+		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, RateLimitRedisAutoConfiguration.class, RateLimitAutoConfiguration.class,
 				RateLimitAspectAutoConfiguration.class))
 		.withPropertyValues("ratelimit.backend=in-memory");
 

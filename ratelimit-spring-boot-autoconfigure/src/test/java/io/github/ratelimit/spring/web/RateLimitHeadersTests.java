@@ -12,6 +12,7 @@ import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
 import io.github.ratelimit.spring.FailureMode;
 import io.github.ratelimit.spring.PolicyDefinition;
+import io.github.ratelimit.spring.RequestKeyResolvers;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.http.HttpHeaders;
@@ -76,7 +77,7 @@ class RateLimitHeadersTests {
 	void writeShouldSetTheHeadersOnTheResponse() {
 		MockHttpServletResponse response = new MockHttpServletResponse();
 		response.setHeader("X-RateLimit-Remaining", "99");
-		new RateLimitHeaders(HeaderStyle.LEGACY).write(policy("hello"), this.decision, response);
+		new RateLimitHeaders(HeaderStyle.LEGACY).write(policy("hello"), this.decision, response::setHeader);
 		assertThat(response.getHeaders("X-RateLimit-Remaining")).containsExactly("3");
 	}
 

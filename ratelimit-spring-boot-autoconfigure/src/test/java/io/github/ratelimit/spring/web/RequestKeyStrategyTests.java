@@ -13,6 +13,7 @@ import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.boot.webmvc.test.autoconfigure.AutoConfigureMockMvc;
 import org.springframework.context.annotation.Bean;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.servlet.assertj.MockMvcTester;
@@ -81,9 +82,19 @@ class RequestKeyStrategyTests {
 	@Test
 	void paramShouldKeyByTheParameterValue() {
 		String tenant = "tenant-" + this.client;
-		assertAdmitted(get("/param").param("tenant", tenant));
-		assertRefused(get("/param").param("tenant", tenant).with(Clients.from(Clients.newAddress())));
-		assertAdmitted(get("/param").param("tenant", "other-" + tenant));
+		assertAdmitted(get("/param?tenant=" + tenant));
+		assertRefused(get("/param?a=1&tenant=" + tenant).with(Clients.from(Clients.newAddress())));
+		assertAdmitted(get("/param?tenant=other-" + tenant));
+	}
+
+	@Test
+	void paramShouldReadTheQueryStringNeverAFormBodyTheApplicationMayNeed() {
+		String tenant = "tenant-" + this.client;
+		// a form field of that name is not the key: the request counts under the client's address
+		assertAdmitted(this.mvc.post().uri("/param").with(Clients.from(this.client))
+			.contentType(MediaType.APPLICATION_FORM_URLENCODED).content("tenant=" + tenant));
+		assertRefused(get("/param"));
+		assertAdmitted(get("/param?tenant=" + tenant));
 	}
 
 	@Test
@@ -156,7 +167,7 @@ class RequestKeyStrategyTests {
 		@Bean
 		KeyResolver tenantKeyResolver() {
 			return (request) -> {
-				String tenant = request.getHeader("X-Tenant");
+				String tenant = request.header("X-Tenant");
 				return (tenant != null) ? tenant.toLowerCase() : null;
 			};
 		}

@@ -6,9 +6,9 @@ import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.spring.annotation.RateLimitedAspect;
 import io.github.ratelimit.spring.web.HeaderStyle;
-import io.github.ratelimit.spring.web.ProblemResponseWriter;
-import io.github.ratelimit.spring.web.RateLimitExceptionHandler;
-import io.github.ratelimit.spring.web.RateLimitFilter;
+import io.github.ratelimit.spring.web.servlet.ProblemResponseWriter;
+import io.github.ratelimit.spring.web.servlet.RateLimitExceptionHandler;
+import io.github.ratelimit.spring.web.servlet.RateLimitFilter;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
 import jakarta.servlet.DispatcherType;
 import org.junit.jupiter.api.Test;
@@ -24,13 +24,13 @@ import org.springframework.context.annotation.Configuration;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests for {@link RateLimitWebAutoConfiguration}.
+ * Tests for {@link RateLimitServletAutoConfiguration}.
  */
-class RateLimitWebAutoConfigurationTests {
+class RateLimitServletAutoConfigurationTests {
 
 	private final WebApplicationContextRunner contextRunner = new WebApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class,
-				RateLimitWebAutoConfiguration.class, AopAutoConfiguration.class,
+		.withConfiguration(AutoConfigurations.of(RateLimitRedisAutoConfiguration.class, RateLimitAutoConfiguration.class,
+				RateLimitServletAutoConfiguration.class, AopAutoConfiguration.class,
 				RateLimitAspectAutoConfiguration.class))
 		.withPropertyValues("ratelimit.backend=in-memory");
 
@@ -76,8 +76,8 @@ class RateLimitWebAutoConfigurationTests {
 	@Test
 	void filterWhenNotAWebApplicationShouldNotBeRegisteredButRegistryAndAspectShould() {
 		new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class,
-					RateLimitWebAutoConfiguration.class, AopAutoConfiguration.class,
+			.withConfiguration(AutoConfigurations.of(RateLimitRedisAutoConfiguration.class, RateLimitAutoConfiguration.class,
+					RateLimitServletAutoConfiguration.class, AopAutoConfiguration.class,
 					RateLimitAspectAutoConfiguration.class))
 			.withPropertyValues("ratelimit.backend=in-memory")
 			.run((context) -> assertThat(context).hasNotFailed()

@@ -2,12 +2,12 @@ package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitRegistry;
-import io.github.ratelimit.spring.web.ProblemResponseWriter;
-import io.github.ratelimit.spring.web.RateLimitExceptionHandler;
-import io.github.ratelimit.spring.web.RateLimitFilter;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
+import io.github.ratelimit.spring.web.servlet.ProblemResponseWriter;
+import io.github.ratelimit.spring.web.servlet.RateLimitExceptionHandler;
+import io.github.ratelimit.spring.web.servlet.RateLimitFilter;
+import io.github.ratelimit.spring.web.servlet.ServletCurrentRequest;
 import jakarta.servlet.DispatcherType;
-import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -21,19 +21,25 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.web.servlet.DispatcherServlet;
 
 /**
- * Rate limiting of servlet requests: the filter for policies with paths, and the 429 rendering of
- * {@code @RateLimited} refusals inside Spring MVC.
+ * Rate limiting of servlet requests: the filter for policies with paths, the request {@code @RateLimited} calls are
+ * made in, and the 429 rendering of their refusals inside Spring MVC.
  */
 @AutoConfiguration(after = RateLimitAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
-@ConditionalOnClass({ JsonMapper.class, DispatcherType.class })
+@ConditionalOnClass({ DispatcherType.class, FilterRegistrationBean.class })
 @ConditionalOnBean(RateLimitRegistry.class)
-public final class RateLimitWebAutoConfiguration {
+public final class RateLimitServletAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
 	ProblemResponseWriter rateLimitProblemResponseWriter() {
 		return new ProblemResponseWriter();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	ServletCurrentRequest rateLimitCurrentRequest() {
+		return new ServletCurrentRequest();
 	}
 
 	@Bean

@@ -1,19 +1,22 @@
-package io.github.ratelimit.spring.web;
+package io.github.ratelimit.spring.web.servlet;
 
 import java.io.IOException;
-import java.net.URI;
 import java.util.List;
 
 import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitOutcome;
+import io.github.ratelimit.spring.RateLimitProblems;
 import io.github.ratelimit.spring.RateLimitRegistry;
+import io.github.ratelimit.spring.RateLimitRequest;
+import io.github.ratelimit.spring.web.RateLimitHeaders;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.filter.OncePerRequestFilter;
 import org.springframework.web.util.ServletRequestPathUtils;
@@ -22,7 +25,7 @@ import org.springframework.web.util.ServletRequestPathUtils;
  * Applies every configured policy with {@code paths} to the requests they match. A request refused by any of them
  * is answered with 429 (503 when a fail-closed policy cannot reach its backend) and never reaches the application;
  * an admitted one carries the headers of the policy with the fewest permits left. Shadow policies never change the
- * response.
+ * response. A refusal is written directly, without an exception.
  */
 public class RateLimitFilter extends OncePerRequestFilter {
 
@@ -59,14 +62,19 @@ public class RateLimitFilter extends OncePerRequestFilter {
 			throws ServletException, IOException {
 		PathContainer path = ServletRequestPathUtils.parseAndCache(request).pathWithinApplication();
 		List<PolicyDefinition> policies = this.registry.filterPolicies();
+		String method = request.getMethod();
+		RateLimitRequest limited = null;
 		RateLimitOutcome shown = null;
 		for (PolicyDefinition policy : policies) {
-			if (!policy.appliesTo(request, path)) {
+			if (!policy.appliesTo(method, path)) {
 				continue;
 			}
-			RateLimitOutcome outcome = this.enforcer.enforce(policy, policy.keyOf(request), policy.cost());
+			if (limited == null) {
+				limited = new ServletRateLimitRequest(request);
+			}
+			RateLimitOutcome outcome = this.enforcer.enforce(policy, policy.keyOf(limited), policy.cost());
 			if (outcome.refused()) {
-				refuse(outcome, request, response);
+				refuse(outcome, limited, response);
 				return;
 			}
 			if (!policy.shadow() && outcome.decided() && fewerRemaining(outcome, shown)) {
@@ -74,17 +82,18 @@ public class RateLimitFilter extends OncePerRequestFilter {
 			}
 		}
 		if (shown != null) {
-			this.headers.write(shown.policy(), shown.decision(), response);
+			this.headers.write(shown.policy(), shown.decision(), response::setHeader);
 		}
 		chain.doFilter(request, response);
 	}
 
-	private void refuse(RateLimitOutcome outcome, HttpServletRequest request, HttpServletResponse response)
+	private void refuse(RateLimitOutcome outcome, RateLimitRequest request, HttpServletResponse response)
 			throws IOException {
+		response.setHeader(HttpHeaders.RETRY_AFTER, Long.toString(outcome.decision().retryAfterSeconds()));
 		if (outcome.decided()) {
-			this.headers.write(outcome.policy(), outcome.decision(), response);
+			this.headers.write(outcome.policy(), outcome.decision(), response::setHeader);
 		}
-		this.problems.write(outcome.refusal(URI.create(request.getRequestURI())), response);
+		this.problems.write(RateLimitProblems.of(outcome, request.uri()), response);
 	}
 
 	private static boolean fewerRemaining(RateLimitOutcome outcome, @Nullable RateLimitOutcome shown) {

@@ -1,20 +1,24 @@
-package io.github.ratelimit.spring.web;
+package io.github.ratelimit.spring.web.servlet;
 
 import io.github.ratelimit.spring.RateLimitExceededException;
 import io.github.ratelimit.spring.RateLimiterUnavailableException;
+import io.github.ratelimit.spring.web.ProblemJson;
+import io.github.ratelimit.spring.web.RateLimitHeaders;
 
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpHeaders;
-import org.springframework.http.ProblemDetail;
+import org.springframework.http.MediaType;
+import org.springframework.web.ErrorResponse;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 
 /**
  * Renders a {@link RateLimitExceededException} thrown inside Spring MVC as 429 with {@code Retry-After}, the rate
- * limit headers and the problem body, and a {@link RateLimiterUnavailableException} as 503. Ordered early so that an application's catch-all handler does not turn it into
- * a 500; declare a bean of this type to replace it.
+ * limit headers and the problem body, and a {@link RateLimiterUnavailableException} as 503. Ordered early so that an
+ * application's catch-all handler does not turn it into a 500; declare a bean of this type to replace it. The body
+ * is written as the filter writes it, so the two paths answer alike, with or without Jackson.
  */
 @RestControllerAdvice
 @Order(Ordered.HIGHEST_PRECEDENCE + 100)
@@ -36,11 +40,11 @@ public class RateLimitExceptionHandler {
 	 * @return the 429 response
 	 */
 	@ExceptionHandler(RateLimitExceededException.class)
-	public ResponseEntity<ProblemDetail> handle(RateLimitExceededException refusal) {
+	public ResponseEntity<String> handle(RateLimitExceededException refusal) {
 		HttpHeaders responseHeaders = new HttpHeaders();
 		responseHeaders.addAll(refusal.getHeaders());
-		responseHeaders.addAll(this.headers.of(refusal.getPolicyDefinition(), refusal.getDecision()));
-		return ResponseEntity.status(refusal.getStatusCode()).headers(responseHeaders).body(refusal.getBody());
+		this.headers.write(refusal.getPolicyDefinition(), refusal.getDecision(), responseHeaders::set);
+		return problem(refusal, responseHeaders);
 	}
 
 	/**
@@ -49,8 +53,15 @@ public class RateLimitExceptionHandler {
 	 * @return the 503 response
 	 */
 	@ExceptionHandler(RateLimiterUnavailableException.class)
-	public ResponseEntity<ProblemDetail> handle(RateLimiterUnavailableException refusal) {
-		return ResponseEntity.status(refusal.getStatusCode()).headers(refusal.getHeaders()).body(refusal.getBody());
+	public ResponseEntity<String> handle(RateLimiterUnavailableException refusal) {
+		return problem(refusal, refusal.getHeaders());
+	}
+
+	private static ResponseEntity<String> problem(ErrorResponse refusal, HttpHeaders headers) {
+		return ResponseEntity.status(refusal.getStatusCode())
+			.headers(headers)
+			.contentType(MediaType.APPLICATION_PROBLEM_JSON)
+			.body(ProblemJson.of(refusal.getBody()));
 	}
 
 }

@@ -1,9 +1,7 @@
-package io.github.ratelimit.spring.web;
+package io.github.ratelimit.spring;
 
 import java.security.Principal;
 
-import io.github.ratelimit.spring.KeyResolver;
-import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.BeanFactory;
@@ -19,7 +17,7 @@ import org.springframework.util.StringUtils;
  * The key strategies of configuration: {@code ip}, {@code global}, {@code principal}, {@code header:<Name>},
  * {@code param:<name>}, {@code expr:<SpEL over the request>} and {@code bean:<KeyResolver bean>}.
  * <p>
- * {@code ip} is {@link HttpServletRequest#getRemoteAddr()}: behind a proxy, turn on Spring Boot's forwarded header
+ * {@code ip} is the connection's {@linkplain RateLimitRequest#remoteAddress() remote address}: behind a proxy, turn on Spring Boot's forwarded header
  * support ({@code server.forward-headers-strategy}); {@code X-Forwarded-For} is never trusted here. A strategy that
  * finds nothing (a missing header, an anonymous user) counts the request under the client's IP address, as the key
  * {@code ip:<address>} (see {@link #orIp(KeyResolver)}).
@@ -31,7 +29,7 @@ public final class RequestKeyResolvers {
 
 	private static final SpelExpressionParser PARSER = new SpelExpressionParser();
 
-	private static final KeyResolver IP = HttpServletRequest::getRemoteAddr;
+	private static final KeyResolver IP = RateLimitRequest::remoteAddress;
 
 	private static final String FALLBACK_PREFIX = "ip:";
 
@@ -41,7 +39,7 @@ public final class RequestKeyResolvers {
 	}
 
 	/**
-	 * The client's IP address as the servlet container reports it.
+	 * The client's IP address as the server reports it.
 	 * @return the resolver
 	 */
 	public static KeyResolver ip() {
@@ -86,22 +84,22 @@ public final class RequestKeyResolvers {
 		return (request) -> {
 			String key = resolver.resolve(request);
 			if (!StringUtils.hasLength(key)) {
-				return FALLBACK_PREFIX + request.getRemoteAddr();
+				return FALLBACK_PREFIX + request.remoteAddress();
 			}
 			return (key.startsWith(FALLBACK_PREFIX) || key.startsWith(ESCAPE)) ? ESCAPE + key : key;
 		};
 	}
 
 	private static KeyResolver header(String name) {
-		return orIp((request) -> request.getHeader(name));
+		return orIp((request) -> request.header(name));
 	}
 
 	private static KeyResolver parameter(String name) {
-		return orIp((request) -> request.getParameter(name));
+		return orIp((request) -> request.queryParameter(name));
 	}
 
-	private static @Nullable String principal(HttpServletRequest request) {
-		Principal principal = request.getUserPrincipal();
+	private static @Nullable String principal(RateLimitRequest request) {
+		Principal principal = request.principal();
 		return (principal != null) ? principal.getName() : null;
 	}
 
@@ -115,8 +113,9 @@ public final class RequestKeyResolvers {
 					+ ex.getMessage(), ex);
 		}
 		return (request) -> {
-			StandardEvaluationContext context = new StandardEvaluationContext(request);
-			context.setVariable("request", request);
+			Object nativeRequest = request.nativeRequest();
+			StandardEvaluationContext context = new StandardEvaluationContext(nativeRequest);
+			context.setVariable("request", nativeRequest);
 			Object value = expression.getValue(context);
 			return (value != null) ? value.toString() : null;
 		};

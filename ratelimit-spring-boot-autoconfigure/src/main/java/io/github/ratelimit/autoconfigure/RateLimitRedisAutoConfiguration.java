@@ -1,0 +1,71 @@
+package io.github.ratelimit.autoconfigure;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import io.github.ratelimit.core.RateLimiterBackend;
+import io.github.ratelimit.redis.RedisRateLimiterBackend;
+import io.lettuce.core.resource.Delay;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.data.redis.autoconfigure.ClientResourcesBuilderCustomizer;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+/**
+ * The Redis backend, on the application's {@link RedisConnectionFactory}: only with Spring Data Redis and
+ * {@code ratelimit-redis} on the classpath.
+ */
+@AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
+@ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
+@ConditionalOnClass({ RedisRateLimiterBackend.class, RedisConnectionFactory.class })
+@EnableConfigurationProperties(RateLimitProperties.class)
+public final class RateLimitRedisAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean(RateLimiterBackend.class)
+	@ConditionalOnBean(RedisConnectionFactory.class)
+	@ConditionalOnProperty(name = "ratelimit.backend", havingValue = "redis", matchIfMissing = true)
+	RedisRateLimiterBackend rateLimiterBackend(RateLimitProperties properties, RedisConnectionFactory connectionFactory) {
+		Duration timeout = RateLimitAutoConfiguration.timeout(properties);
+		RedisRateLimiterBackend backend = ConfiguredPolicies.check("ratelimit.key-prefix",
+				() -> new RedisRateLimiterBackend(connectionFactory, properties.getKeyPrefix(), timeout),
+				"use a non-blank prefix without '{' or '}'");
+		backend.start();
+		return backend;
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass({ ClientResourcesBuilderCustomizer.class, Delay.class })
+	static class LettuceReconnectConfiguration {
+
+		/**
+		 * Lettuce backs off up to 30 s between reconnect attempts, so after a long Redis outage exact limiting could
+		 * wait that long to resume; cap the wait at one second. Ordered first: your own customizer can change it.
+		 */
+		@Bean
+		@Order(Ordered.HIGHEST_PRECEDENCE)
+		ClientResourcesBuilderCustomizer rateLimitReconnectDelay() {
+			return (builder) -> builder.reconnectDelay(reconnectDelay());
+		}
+
+		/**
+		 * Lettuce's reconnect delays: exponential from 10 ms, at most one second.
+		 * @return the delay
+		 */
+		static Delay reconnectDelay() {
+			return Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS);
+		}
+
+	}
+
+}

@@ -1,0 +1,61 @@
+package io.github.ratelimit.spring;
+
+import java.net.URI;
+import java.security.Principal;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A web request as rate limiting sees it, whatever the stack that serves it: each stack has a thin adapter (the
+ * servlet one wraps an {@code HttpServletRequest}). Key strategies and {@link KeyResolver}s read requests through
+ * it.
+ */
+public interface RateLimitRequest {
+
+	/**
+	 * The HTTP method, upper case.
+	 * @return the method, such as {@code GET}
+	 */
+	String method();
+
+	/**
+	 * The value of a request header.
+	 * @param name the header name, case-insensitive
+	 * @return its first value, or {@code null} when absent
+	 */
+	@Nullable String header(String name);
+
+	/**
+	 * The value of a query-string parameter.
+	 * @param name the parameter name
+	 * @return its first value, or {@code null} when absent
+	 */
+	@Nullable String queryParameter(String name);
+
+	/**
+	 * The address of the connection's client, as the server reports it (after Spring Boot's forwarded-header
+	 * handling, when the application turned it on).
+	 * @return the client's IP address
+	 */
+	String remoteAddress();
+
+	/**
+	 * The authenticated user.
+	 * @return the principal, or {@code null} for an anonymous request
+	 */
+	@Nullable Principal principal();
+
+	/**
+	 * The request's URI as sent, for the {@code instance} of a problem response.
+	 * @return the URI, or {@code null} when the request URI cannot be expressed as one
+	 */
+	@Nullable URI uri();
+
+	/**
+	 * The stack's own request object ({@code HttpServletRequest} on servlet), the root of {@code expr:} key
+	 * expressions.
+	 * @return the native request
+	 */
+	Object nativeRequest();
+
+}
