@@ -27,7 +27,14 @@ class NoObservabilityApplicationTests {
 				"io.micrometer.core.instrument.MeterRegistry",
 				"io.micrometer.prometheusmetrics.PrometheusMeterRegistry",
 				"io.micrometer.jakarta9.instrument.jms.JmsInstrumentation",
-				"io.prometheus.metrics.model.registry.PrometheusRegistry");
+				"io.prometheus.metrics.core.datapoints.DataPoint",
+				"io.prometheus.metrics.model.registry.PrometheusRegistry",
+				"io.prometheus.metrics.config.ExemplarsProperties", "io.prometheus.metrics.tracer.common.SpanContext",
+				"io.prometheus.metrics.expositionformats.internal.PrometheusProtobufWriterImpl",
+				"io.prometheus.metrics.expositionformats.ExpositionFormats", "org.HdrHistogram.Histogram",
+				"org.LatencyUtils.LatencyStats", "redis.clients.jedis.Jedis");
+		// Spring Framework's own dependency, which no Spring MVC application can leave out (see the pom)
+		Classpath.assertPresent("io.micrometer.observation.ObservationRegistry");
 		Classpath.assertPresent("io.lettuce.core.RedisClient", "jakarta.servlet.http.HttpServletRequest");
 	}
 

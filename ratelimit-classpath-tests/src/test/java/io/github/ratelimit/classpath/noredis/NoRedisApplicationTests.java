@@ -29,7 +29,7 @@ class NoRedisApplicationTests {
 				"org.springframework.data.keyvalue.core.KeyValueTemplate",
 				"org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
 				"io.lettuce.core.RedisClient", "redis.clients.jedis.Jedis",
-				"io.github.ratelimit.redis.RedisRateLimiterBackend");
+				"io.github.ratelimit.redis.RedisRateLimiterBackend", "io.github.ratelimit.test.TestRedis");
 		Classpath.assertPresent("jakarta.servlet.http.HttpServletRequest",
 				"org.springframework.boot.health.contributor.HealthIndicator");
 	}

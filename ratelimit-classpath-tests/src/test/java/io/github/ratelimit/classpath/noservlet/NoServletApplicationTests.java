@@ -21,12 +21,15 @@ class NoServletApplicationTests {
 	@Test
 	void classpathShouldLackEveryWebStack() {
 		Classpath.assertAbsent("jakarta.servlet.http.HttpServletRequest", "org.apache.catalina.startup.Tomcat",
+				"org.apache.el.ExpressionFactoryImpl", "org.apache.tomcat.websocket.WsSession",
+				"org.springframework.boot.tomcat.TomcatWebServer",
+				"org.springframework.boot.servlet.autoconfigure.HttpEncodingAutoConfiguration",
 				"org.springframework.web.servlet.DispatcherServlet",
 				"org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration",
-				"org.springframework.boot.tomcat.TomcatWebServer",
 				"org.springframework.web.reactive.DispatcherHandler",
 				"org.springframework.boot.webflux.autoconfigure.WebFluxAutoConfiguration",
-				"reactor.netty.http.server.HttpServer", "redis.clients.jedis.Jedis");
+				"org.springframework.boot.reactor.netty.NettyReactiveWebServerFactory",
+				"reactor.netty.http.server.HttpServer", "reactor.netty.DisposableServer", "redis.clients.jedis.Jedis");
 		Classpath.assertPresent("io.lettuce.core.RedisClient", "org.aspectj.weaver.Advice");
 	}
 

@@ -27,9 +27,12 @@ class WebFluxApplicationTests {
 	@Test
 	void classpathShouldHaveWebFluxAndNoServletStack() {
 		Classpath.assertAbsent("jakarta.servlet.http.HttpServletRequest", "org.apache.catalina.startup.Tomcat",
+				"org.apache.el.ExpressionFactoryImpl", "org.apache.tomcat.websocket.WsSession",
+				"org.springframework.boot.tomcat.TomcatWebServer",
+				"org.springframework.boot.servlet.autoconfigure.HttpEncodingAutoConfiguration",
 				"org.springframework.web.servlet.DispatcherServlet",
 				"org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration",
-				"org.springframework.boot.tomcat.TomcatWebServer", "redis.clients.jedis.Jedis");
+				"redis.clients.jedis.Jedis");
 		Classpath.assertPresent("org.springframework.web.reactive.DispatcherHandler",
 				"reactor.netty.http.server.HttpServer");
 	}
