@@ -1,0 +1,15 @@
+package io.github.ratelimit.classpath.webflux;
+
+import io.github.ratelimit.classpath.HelloController;
+
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.context.annotation.Import;
+
+/**
+ * A reactive (WebFlux) application that pulls in the starter.
+ */
+@SpringBootApplication(proxyBeanMethods = false)
+@Import(HelloController.class)
+public class WebFluxApplication {
+
+}
