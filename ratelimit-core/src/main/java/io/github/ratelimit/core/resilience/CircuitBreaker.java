@@ -71,7 +71,10 @@ public final class CircuitBreaker {
 	 */
 	public void onSuccess() {
 		boolean wasOpen = this.open.get() != null && this.open.getAndSet(null) != null;
-		this.probing.set(false);
+		if (this.probing.get()) {
+			// read first: on the hot path, a write to this shared flag on every call would contend between threads
+			this.probing.set(false);
+		}
 		if (wasOpen) {
 			this.recoveryListeners.forEach(Runnable::run);
 		}
