@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.ToDoubleBiFunction;
 import java.util.function.ToDoubleFunction;
 import java.util.stream.IntStream;
 
@@ -227,6 +228,16 @@ final class DecisionBenchmark {
 			return Spread.of(of(kind, algorithm, threads).stream().map(value::applyAsDouble).toList());
 		}
 
+		/**
+		 * A value of every cell of one contender and algorithm, all thread counts and runs together.
+		 */
+		Spread spread(Kind kind, Algorithm algorithm, ToDoubleFunction<Measurement> value) {
+			return Spread.of(this.threads.stream()
+				.flatMap((count) -> of(kind, algorithm, count).stream())
+				.map(value::applyAsDouble)
+				.toList());
+		}
+
 		Spread rate(Kind kind, Algorithm algorithm, int threads) {
 			return spread(kind, algorithm, threads, Measurement::perSecond);
 		}
@@ -235,11 +246,24 @@ final class DecisionBenchmark {
 		 * The ratio of two cells' decisions per second, taken run by run.
 		 */
 		Spread ratio(Cell numerator, Cell denominator) {
+			return ratio(numerator, denominator, (top, bottom) -> top.perSecond() / bottom.perSecond());
+		}
+
+		/**
+		 * The ratio of two cells' decisions per client CPU-second, taken run by run: what the rates' ratio would be
+		 * if both had had the same CPU time, whatever other processes took from either.
+		 */
+		Spread cpuRatio(Cell numerator, Cell denominator) {
+			return ratio(numerator, denominator,
+					(top, bottom) -> bottom.clientCpuMicrosPerDecision() / top.clientCpuMicrosPerDecision());
+		}
+
+		private Spread ratio(Cell numerator, Cell denominator, ToDoubleBiFunction<Measurement, Measurement> ratio) {
 			List<Measurement> top = of(numerator.kind(), numerator.algorithm(), numerator.threads());
 			List<Measurement> bottom = of(denominator.kind(), denominator.algorithm(), denominator.threads());
 			List<Double> ratios = new ArrayList<>();
 			for (int run = 0; run < Math.min(top.size(), bottom.size()); run++) {
-				ratios.add(top.get(run).perSecond() / bottom.get(run).perSecond());
+				ratios.add(ratio.applyAsDouble(top.get(run), bottom.get(run)));
 			}
 			return Spread.of(ratios);
 		}

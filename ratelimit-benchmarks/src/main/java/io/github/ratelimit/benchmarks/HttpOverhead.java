@@ -360,13 +360,13 @@ final class HttpOverhead {
 		}
 
 		/**
-		 * The limited path's requests per second without Lettuce observation over with it, round by round.
+		 * One path's requests per second without Lettuce observation over with it, round by round.
 		 */
-		Spread limitedOffOverOn() {
+		Spread offOverOn(boolean limited) {
 			List<Double> ratios = new ArrayList<>();
 			for (int round : rounds()) {
-				ratios.add(run(round, Observation.OFF, true).requestsPerSecond()
-						/ run(round, Observation.ON, true).requestsPerSecond());
+				ratios.add(run(round, Observation.OFF, limited).requestsPerSecond()
+						/ run(round, Observation.ON, limited).requestsPerSecond());
 			}
 			return Spread.of(ratios);
 		}

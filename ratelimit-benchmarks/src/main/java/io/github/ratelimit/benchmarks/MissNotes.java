@@ -23,28 +23,34 @@ final class MissNotes {
 	String oursVsPlain(Algorithm algorithm, int threads, Spread ratio, double target) {
 		CellCost ours = cost(Kind.OURS, algorithm, threads);
 		CellCost plain = cost(Kind.PLAIN_LETTUCE, algorithm, threads);
+		Spread perCpu = this.results.decisions.cpuRatio(new DecisionBenchmark.Cell(Kind.OURS, algorithm, threads),
+				new DecisionBenchmark.Cell(Kind.PLAIN_LETTUCE, algorithm, threads));
 		StringBuilder note = new StringBuilder();
 		note.append(header("Ours vs plain Lettuce, " + algorithm.id() + ", " + threads(threads), ratio, target));
 		note.append(saturation(ours, plain, "plain Lettuce"));
 		note.append(" Client CPU per decision: ours ").append(micros(ours.clientCpuMicros())).append(", plain Lettuce ")
-			.append(micros(plain.clientCpuMicros())).append(" (our code adds ")
-			.append(micros(ours.clientCpuMicros() - plain.clientCpuMicros())).append(", ")
-			.append(percent(ours.clientCpuMicros() / plain.clientCpuMicros() - 1)).append("); Redis CPU per decision: ours ")
-			.append(micros(ours.redisCpuMicros())).append(", plain ").append(micros(plain.redisCpuMicros())).append('.');
+			.append(micros(plain.clientCpuMicros())).append(" (our code ")
+			.append(signedMicros(ours.clientCpuMicros() - plain.clientCpuMicros())).append(", ")
+			.append(signedPercent(ours.clientCpuMicros() / plain.clientCpuMicros() - 1))
+			.append("); Redis CPU per decision: ours ").append(micros(ours.redisCpuMicros())).append(", plain ")
+			.append(micros(plain.redisCpuMicros())).append('.');
 		double redisDifference = ours.redisCpuMicros() / plain.redisCpuMicros() - 1;
 		if (threads == 1 && Math.abs(redisDifference) > 0.25) {
 			note.append(" With one thread both send the same command one at a time, yet Redis spent ")
 				.append(percent(Math.abs(redisDifference))).append(redisDifference > 0 ? " more" : " less")
 				.append(" CPU per decision during ours' intervals: that points at the machine (other processes, "
-						+ "cold caches) disturbing one of the two, so this cell's gap is not all our client's.");
+						+ "cold caches) disturbing one of the two, not at our client.");
 		}
-		note.append(close(ours, plain, threads, target, "plain Lettuce"));
+		note.append(close(ours, plain, threads, target, "plain Lettuce", perCpu));
 		return note.toString();
 	}
 
 	String oursVsBucket4j(int threads, Spread ratio, double target) {
 		CellCost ours = cost(Kind.OURS, Algorithm.TOKEN_BUCKET, threads);
 		CellCost bucket4j = cost(Kind.BUCKET4J, Algorithm.TOKEN_BUCKET, threads);
+		Spread perCpu = this.results.decisions.cpuRatio(
+				new DecisionBenchmark.Cell(Kind.OURS, Algorithm.TOKEN_BUCKET, threads),
+				new DecisionBenchmark.Cell(Kind.BUCKET4J, Algorithm.TOKEN_BUCKET, threads));
 		StringBuilder note = new StringBuilder();
 		note.append(header("Ours (token-bucket) vs Bucket4j, " + threads(threads), ratio, target));
 		note.append(saturation(ours, bucket4j, "Bucket4j"));
@@ -52,9 +58,9 @@ final class MissNotes {
 			.append(micros(ours.redisCpuMicros())).append(" of Redis CPU; Bucket4j ")
 			.append(micros(bucket4j.clientCpuMicros())).append(" and ").append(micros(bucket4j.redisCpuMicros()))
 			.append(". Plain Lettuce sending our script made ")
-			.append(Spread.ratio(ratio(Kind.PLAIN_LETTUCE, Kind.BUCKET4J, threads).median()))
+			.append(ratio(Kind.PLAIN_LETTUCE, Kind.BUCKET4J, threads).format(Spread::ratio))
 			.append(" Bucket4j's rate in the same runs, the most any client of this script could show here.");
-		note.append(close(ours, bucket4j, threads, target, "Bucket4j"));
+		note.append(close(ours, bucket4j, threads, target, "Bucket4j", perCpu));
 		return note.toString();
 	}
 
@@ -103,15 +109,24 @@ final class MissNotes {
 			double offUnlimited = http.spread(HttpOverhead.Observation.OFF, false,
 					HttpOverhead.Run::requestsPerSecond).median();
 			double offAdded = 1e6 / offLimited - 1e6 / offUnlimited;
+			Spread offOverOn = http.offOverOn(true);
 			note.append(" With Boot's Lettuce observation off, limiting added ").append(micros(offAdded))
-				.append(" per request: the observation costs ").append(micros(addedWall - offAdded))
-				.append(" of each limited request.");
+				.append(" per request");
+			if (offOverOn.min() <= 1 && offOverOn.max() >= 1) {
+				note.append(", but the rounds disagree on which app's limited path was faster (off / on ")
+					.append(offOverOn.format(Spread::ratio)).append("; even the unlimited path, which sends no Redis "
+							+ "command, measured ")
+					.append(http.offOverOn(false).format(Spread::ratio))
+					.append("): this run cannot tell the observation's cost from noise.");
+			}
+			else {
+				note.append(": the observation costs ").append(micros(addedWall - offAdded))
+					.append(" of each limited request (off / on limited requests/s ")
+					.append(offOverOn.format(Spread::ratio)).append(").");
+			}
 		}
 		note.append(" What would close it: ").append(micros(addedWall - allowedWall))
 			.append(" less CPU per limited request on the app's side");
-		if (observation == HttpOverhead.Observation.ON) {
-			note.append(" (switching the observation off is worth the difference above)");
-		}
 		note.append('.');
 		return note.toString();
 	}
@@ -138,6 +153,15 @@ final class MissNotes {
 				note.append(", about the same: this is the script's cost, not our client's");
 			}
 			note.append('.');
+		}
+		Spread busy = decisions.spread(Kind.OURS, algorithm, Measurement::redisCpuBusy);
+		Spread own = decisions.spread(Kind.OURS, algorithm, Measurement::redisCpuShare);
+		if (busy.median() - own.median() > 0.2) {
+			note.append(" These are wall-clock microseconds inside the call: over the same intervals Redis' CPU was busy ")
+				.append(percent(busy.median())).append(", Redis itself ").append(percent(own.median()))
+				.append(" of it, so other processes held that CPU part of the time and a call they interrupted counts "
+						+ "their time too; the least disturbed run measured ")
+				.append(micros(usec.min())).append('.');
 		}
 		note.append(" What would close it: ").append(micros(gap)).append(" less per call, which is ");
 		if (gap <= lua) {
@@ -211,36 +235,41 @@ final class MissNotes {
 		return percent(all) + ", " + percent(ours) + " of it " + who;
 	}
 
-	private static String close(CellCost ours, CellCost other, int threads, double target, String otherName) {
-		StringBuilder text = new StringBuilder(" What would close it: ");
+	/**
+	 * What would close a ratio target's miss: decisions per client CPU-second tell whether our code costs too much
+	 * CPU; if it does not, the busy CPUs tell what else was short.
+	 */
+	private static String close(CellCost ours, CellCost other, int threads, double target, String otherName,
+			Spread perCpu) {
+		StringBuilder text = new StringBuilder(" Per client CPU-second ours made ").append(perCpu.format(Spread::ratio))
+			.append(" of ").append(otherName).append("'s decisions, the ratio the rates would show had both had the "
+					+ "same CPU.");
+		if (perCpu.median() < target) {
+			double allowed = other.clientCpuMicros() / target;
+			return text.append(" What would close it: ours at or below ").append(micros(allowed))
+				.append(" of client CPU per decision, ").append(micros(ours.clientCpuMicros() - allowed))
+				.append(" less than now.")
+				.toString();
+		}
+		text.append(" That meets the target, so our code's CPU is not what fell short: ");
 		if (ours.clientBound()) {
-			double allowed = ours.clientCpuMicros() * (ours.perSecond() / (target * other.perSecond()));
-			text.append("with the client's CPU the limit, the rate goes as 1 / (client CPU per decision); ")
-				.append(Spread.ratio(target)).append(' ').append(otherName).append("'s rate needs ours at or below ")
-				.append(micros(allowed)).append(" per decision, ").append(micros(ours.clientCpuMicros() - allowed))
-				.append(" less than now.");
+			text.append("the clients' CPU set the rate, and the benchmark JVM got ")
+				.append(percent(ours.clientCpuShare())).append(" of it in ours' intervals against ")
+				.append(percent(other.clientCpuShare())).append(" in ").append(otherName)
+				.append("'s, other processes taking the rest.");
 		}
 		else if (ours.redisBound()) {
-			double allowed = ours.redisCpuMicros() * (ours.perSecond() / (target * other.perSecond()));
-			text.append("with Redis' CPU the limit, ours would need at most ").append(micros(allowed))
-				.append(" of Redis CPU per decision, ").append(micros(ours.redisCpuMicros() - allowed))
-				.append(" less than now.");
+			text.append("Redis' CPU set the rate, and Redis got ").append(percent(ours.redisCpuShare()))
+				.append(" of it in ours' intervals against ").append(percent(other.redisCpuShare())).append(" in ")
+				.append(otherName).append("'s, other processes taking the rest.");
 		}
 		else {
-			double latency = ours.latencyMicros(threads);
-			double allowed = other.latencyMicros(threads) / target;
-			text.append("each decision took ").append(micros(latency)).append(" from call to answer with ours and ")
-				.append(micros(other.latencyMicros(threads))).append(" with ").append(otherName).append("; ")
-				.append(Spread.ratio(target)).append(" needs ours at or below ").append(micros(allowed)).append(", ")
-				.append(micros(latency - allowed)).append(" less per decision");
-			double clientGap = ours.clientCpuMicros() - other.clientCpuMicros();
-			if (clientGap > 0) {
-				text.append(", of which our extra client CPU (").append(micros(clientGap)).append(") is ")
-					.append((clientGap >= latency - allowed) ? "enough" : "a part");
-			}
-			text.append('.');
+			text.append("each thread waited ").append(micros(ours.latencyMicros(threads)))
+				.append(" per decision with ours against ").append(micros(other.latencyMicros(threads)))
+				.append(" with ").append(otherName).append(", time spent waiting rather than working.");
 		}
-		return text.toString();
+		return text.append(" What would close it: a run on CPUs no other process uses (see the load average).")
+			.toString();
 	}
 
 	static String threads(int threads) {
@@ -249,6 +278,14 @@ final class MissNotes {
 
 	static String micros(double micros) {
 		return String.format(Locale.ROOT, "%.1f µs", micros);
+	}
+
+	static String signedMicros(double micros) {
+		return String.format(Locale.ROOT, "%+.1f µs", micros);
+	}
+
+	static String signedPercent(double share) {
+		return String.format(Locale.ROOT, "%+.0f%%", 100 * share);
 	}
 
 	static String percent(double share) {
