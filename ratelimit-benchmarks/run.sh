@@ -1,21 +1,47 @@
 #!/usr/bin/env bash
-# Runs every benchmark and writes docs/benchmarks.md and docs/benchmarks-throughput.png (about 5 minutes).
-# Needs JDK 17; installs redis-benchmark (Debian's redis-tools) and wrk with apt-get when they are missing.
-# Environment: BENCHMARK_WARMUP and BENCHMARK_MEASURE (seconds per decision run, default 1 and 3).
+# Runs every benchmark and writes docs/benchmarks.md and docs/benchmarks-throughput.png (about 8 minutes on 2 CPUs).
+#
+# Needs JDK 17 and at least 2 CPUs. Installs with apt-get what is missing: redis-server (Debian's Redis 7, which the
+# benchmark starts itself on a free port, persistence off; Debian's package may also start its own service on port
+# 6379, which the benchmarks never touch), redis-tools (redis-benchmark), wrk, and util-linux (taskset).
+#
+# Pinning: Redis runs alone on CPU 1 (taskset -c 1); this script's JVM and everything it starts (redis-benchmark, wrk,
+# the sample-app JVMs) run on CPU 0 (taskset -c 0).
+#
+# Environment (defaults in brackets): BENCHMARK_RUNS [3] runs, each measuring every contender side by side;
+# BENCHMARK_WARMUP [0.5] and BENCHMARK_MEASURE [1.5] seconds per decision cell; BENCHMARK_HTTP_SECONDS [3] per wrk run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+command="ratelimit-benchmarks/run.sh"
+for setting in BENCHMARK_RUNS BENCHMARK_WARMUP BENCHMARK_MEASURE BENCHMARK_HTTP_SECONDS; do
+  if [ -n "${!setting:-}" ]; then command="$setting=${!setting} $command"; fi
+done
+load_before_build=$(cut -d' ' -f1-3 /proc/loadavg | sed 's/ /, /g')
+
+if [ "$(nproc --all)" -lt 2 ]; then
+  echo "The benchmarks pin Redis and the clients to different CPUs: they need at least 2 CPUs." >&2
+  exit 1
+fi
+
 missing=()
+command -v redis-server >/dev/null || missing+=(redis-server)
 command -v redis-benchmark >/dev/null || missing+=(redis-tools)
 command -v wrk >/dev/null || missing+=(wrk)
+command -v taskset >/dev/null || missing+=(util-linux)
 if [ ${#missing[@]} -gt 0 ]; then
-  if [ "$(id -u)" -eq 0 ]; then apt-get update -qq && apt-get install -y -qq "${missing[@]}"; else sudo apt-get update -qq && sudo apt-get install -y -qq "${missing[@]}"; fi
+  if [ "$(id -u)" -eq 0 ]; then sudo=(); else sudo=(sudo); fi
+  "${sudo[@]}" apt-get update -qq
+  "${sudo[@]}" apt-get install -y -qq "${missing[@]}"
 fi
 
 ./mvnw -q -B -pl ratelimit-benchmarks,sample-app -am package -DskipTests
 
 version=$(sed -n 's:.*<version>\(.*-SNAPSHOT\)</version>.*:\1:p' pom.xml | head -1)
-exec java -Xmx1g -Djava.awt.headless=true \
-  -Dbenchmark.warmup="${BENCHMARK_WARMUP:-1}" -Dbenchmark.measure="${BENCHMARK_MEASURE:-3}" \
+exec taskset -c 0 java -Xmx1g -Djava.awt.headless=true \
+  -Dbenchmark.redisServer="$(command -v redis-server)" -Dbenchmark.redisCpu=1 -Dbenchmark.clientCpu=0 \
+  -Dbenchmark.command="$command" -Dbenchmark.loadBeforeBuild="$load_before_build" \
+  -Dbenchmark.runs="${BENCHMARK_RUNS:-3}" -Dbenchmark.warmup="${BENCHMARK_WARMUP:-0.5}" \
+  -Dbenchmark.measure="${BENCHMARK_MEASURE:-1.5}" -Dbenchmark.httpSeconds="${BENCHMARK_HTTP_SECONDS:-3}" \
   -cp "ratelimit-benchmarks/target/classes:ratelimit-benchmarks/target/lib/*" \
   io.github.ratelimit.benchmarks.RunBenchmarks docs "sample-app/target/sample-app-${version}.jar"

@@ -1,240 +1,350 @@
 package io.github.ratelimit.benchmarks;
 
-import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.EnumSet;
 import java.util.Map;
-import java.util.Set;
+import java.util.function.DoubleFunction;
 import java.util.function.IntFunction;
+import java.util.function.ToDoubleFunction;
 
+import io.github.ratelimit.benchmarks.DecisionBenchmark.Cell;
+import io.github.ratelimit.benchmarks.DecisionBenchmark.Decisions;
+import io.github.ratelimit.benchmarks.DecisionBenchmark.Kind;
+import io.github.ratelimit.benchmarks.HttpOverhead.Observation;
 import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.redis.OurScript;
 
 /**
  * Writes {@code docs/benchmarks.md} from one run's results.
  */
 final class BenchmarkReport {
 
-	static final String COMMAND = "ratelimit-benchmarks/run.sh";
+	/** The targets of usec_per_call, microseconds. */
+	private static final Map<Algorithm, Double> USEC_TARGETS = Map.of(Algorithm.TOKEN_BUCKET, 8.0, Algorithm.GCRA,
+			7.0, Algorithm.FIXED_WINDOW, 5.0);
+
+	private static final double PLAIN_TARGET = 0.9;
+
+	private static final double HTTP_TARGET = 0.65;
 
 	private final Results results;
 
+	private final Decisions decisions;
+
 	private final Environment environment;
 
-	private final Duration warmUp;
+	private final Settings settings;
 
-	private final Duration measure;
+	private final MissNotes notes;
+
+	private final List<Target> missed = new ArrayList<>();
 
 	private final StringBuilder out = new StringBuilder();
 
-	private final Set<MissNotes.Target> missed = EnumSet.noneOf(MissNotes.Target.class);
-
-	BenchmarkReport(Results results, Environment environment, Duration warmUp, Duration measure) {
+	BenchmarkReport(Results results, Environment environment, Settings settings) {
 		this.results = results;
+		this.decisions = results.decisions;
 		this.environment = environment;
-		this.warmUp = warmUp;
-		this.measure = measure;
+		this.settings = settings;
+		this.notes = new MissNotes(results);
 	}
 
 	static Map<String, Map<Integer, Double>> chartSeries(Results results) {
+		Decisions decisions = results.decisions;
 		Map<String, Map<Integer, Double>> series = new LinkedHashMap<>();
-		for (Algorithm algorithm : List.of(Algorithm.TOKEN_BUCKET, Algorithm.GCRA)) {
-			Map<Integer, Double> points = new LinkedHashMap<>();
-			results.ours.getOrDefault(algorithm, Map.of()).forEach((threads, t) -> points.put(threads, t.perSecond()));
-			series.put("ours, " + algorithm.id(), points);
+		series.put("ours, token-bucket", points(decisions, Kind.OURS, Algorithm.TOKEN_BUCKET));
+		series.put("plain Lettuce, our token-bucket script", points(decisions, Kind.PLAIN_LETTUCE,
+				Algorithm.TOKEN_BUCKET));
+		series.put("Bucket4j (Lettuce CAS), token bucket", points(decisions, Kind.BUCKET4J, Algorithm.TOKEN_BUCKET));
+		if (decisions.has(Kind.REDIS_BENCHMARK)) {
+			series.put("redis-benchmark, our token-bucket script, -P 1", points(decisions, Kind.REDIS_BENCHMARK,
+					Algorithm.TOKEN_BUCKET));
 		}
-		Map<Integer, Double> bucket4j = new LinkedHashMap<>();
-		results.bucket4j.forEach((threads, t) -> bucket4j.put(threads, t.perSecond()));
-		series.put("Bucket4j (Lettuce CAS), token bucket", bucket4j);
-		if (!results.ceiling.isEmpty()) {
-			series.put("ceiling: redis-benchmark EVALSHA token-bucket, -P 1",
-					new LinkedHashMap<>(results.ceiling.get(Algorithm.TOKEN_BUCKET)));
-		}
+		series.put("ours, gcra", points(decisions, Kind.OURS, Algorithm.GCRA));
 		return series;
+	}
+
+	private static Map<Integer, Double> points(Decisions decisions, Kind kind, Algorithm algorithm) {
+		Map<Integer, Double> points = new LinkedHashMap<>();
+		decisions.threads().forEach((threads) -> points.put(threads, decisions.rate(kind, algorithm, threads).median()));
+		return points;
 	}
 
 	String markdown() {
 		line("# Benchmarks");
 		line("");
-		line("Written by `" + COMMAND + "` on " + this.environment.started() + " (UTC); do not edit by hand, run it "
-				+ "again. Everything below was measured in that one run, side by side: on a shared machine the ratios "
-				+ "mean more than the absolute numbers.");
+		line("Written by `" + this.environment.command() + "` on " + this.environment.started() + " (UTC); do not edit "
+				+ "by hand, run it again. Every number is the **median of " + this.settings.runs() + " runs** with the "
+				+ "lowest and highest run in brackets; each run measures the contenders side by side, one right after "
+				+ "the other, and ratios are taken within a run before their median.");
 		line("");
-		environment();
+		machine();
 		targets();
-		decisions();
-		redisCost();
+		decisionsPerSecond();
+		clientCost();
+		redisTime();
 		memory();
 		denyCache();
 		http();
 		method();
+		misses();
 		return this.out.toString();
 	}
 
-	private void environment() {
+	private void machine() {
 		Environment e = this.environment;
-		line("## Machine and versions");
+		line("## Machine and setup");
 		line("");
 		line("| what | value |");
 		line("|---|---|");
 		line("| date (UTC) | " + e.started() + " |");
-		line("| command | `" + COMMAND + "` |");
-		line("| CPUs (nproc) | " + e.cpus() + " |");
-		line("| CPU model | " + e.cpuModel() + " |");
+		line("| command | `" + e.command() + "` |");
+		line("| CPUs | " + e.cpus() + " (" + e.cpuModel() + "); the benchmark JVM may use " + e.jvmCpus() + " |");
 		line("| memory | " + e.memory() + " |");
-		line("| load average (1, 5, 15 min) at start / at end | " + e.loadAtStart() + " / " + e.loadAtEnd() + " |");
-		line("| JDK | " + e.jdk() + " |");
-		line("| Redis server | " + e.redis() + " (the embedded-redis binary the tests use; no persistence) |");
+		line("| load average (1, 5, 15 min): when the command started / when measuring started / at the end | "
+				+ e.loadBeforeBuild() + " / " + e.loadAtStart() + " / " + e.loadAtEnd() + " |");
+		line("| CPU pinning | " + e.pinning() + " |");
+		line("| Redis server | " + e.redisServer() + ", reporting " + e.redis() + "; started by the benchmark on a free "
+				+ "port of 127.0.0.1, persistence off (`--save \"\" --appendonly no`) |");
+		line("| JDK | " + e.jdk() + ", GC " + e.gc() + " |");
 		line("| Lettuce | " + e.lettuce() + " |");
 		line("| Bucket4j | " + e.bucket4j() + " |");
 		line("| redis-benchmark | " + e.redisBenchmark() + " |");
 		line("| wrk | " + e.wrk() + " |");
 		line("");
-		line("Client, Redis and (for HTTP) the sample app and wrk all share the same " + e.cpus() + " CPUs.");
-		line("");
 	}
 
 	private void targets() {
-		line("## Targets of the issue against what was measured");
+		line("## Targets");
 		line("");
-		line("| target | measured | met? |");
-		line("|---|---|---|");
-		for (Algorithm algorithm : List.of(Algorithm.TOKEN_BUCKET, Algorithm.GCRA)) {
-			double ours = ours(algorithm, 64);
-			Double ceiling = this.results.ceiling.getOrDefault(algorithm, Map.of()).get(64);
-			if (ceiling != null) {
-				target(MissNotes.Target.CEILING,
-						algorithm.id() + " at 64 threads >= 1.0x redis-benchmark EVALSHA -P 1 -c 64",
-						ratio(ours / ceiling) + " (" + rate(ours) + " vs " + rate(ceiling) + " /s)", ours / ceiling,
-						1.0);
-			}
-			else {
-				line("| " + algorithm.id() + " at 64 threads >= 1.0x redis-benchmark | not measured: "
-						+ this.results.ceilingSkipped + " | - |");
-			}
-			double bucket4j = this.results.bucket4j.get(64).perSecond();
-			target(MissNotes.Target.BUCKET4J, algorithm.id() + " at 64 threads >= 1.5x Bucket4j", ratio(ours / bucket4j) + " (" + rate(ours)
-					+ " vs " + rate(bucket4j) + " /s)", ours / bucket4j, 1.5);
+		line("**Ours ≥ " + Spread.ratio(PLAIN_TARGET) + " plain Lettuce sending our very script** (decisions per "
+				+ "second, ours / plain Lettuce; the same ratio per client CPU-second, which other processes cannot "
+				+ "skew, is under [Where a decision's time goes](#where-a-decisions-time-goes)):");
+		line("");
+		tableHeader("algorithm");
+		for (Algorithm algorithm : Algorithm.values()) {
+			row(algorithm.id(), (threads) -> {
+				Spread ratio = ratio(Kind.OURS, Kind.PLAIN_LETTUCE, algorithm, threads);
+				return cell(new Target("ours ≥ " + Spread.ratio(PLAIN_TARGET) + " plain Lettuce, " + algorithm.id()
+						+ ", " + MissNotes.threads(threads), ratio, Spread::ratio, PLAIN_TARGET, true,
+						() -> this.notes.oursVsPlain(algorithm, threads, ratio, PLAIN_TARGET)));
+			});
 		}
+		line("");
+		line("**Ours ≥ 1.7x Bucket4j at 1 thread, ≥ 1.5x at 16 and 64 threads** (token bucket, the algorithm "
+				+ "Bucket4j implements; decisions per second, ours / Bucket4j):");
+		line("");
+		tableHeader("");
+		row("ours token-bucket / Bucket4j", (threads) -> {
+			double target = (threads == 1) ? 1.7 : 1.5;
+			Spread ratio = ratio(Kind.OURS, Kind.BUCKET4J, Algorithm.TOKEN_BUCKET, threads);
+			return cell(new Target("ours ≥ " + Spread.ratio(target) + " Bucket4j, " + MissNotes.threads(threads), ratio,
+					Spread::ratio, target, true, () -> this.notes.oursVsBucket4j(threads, ratio, target)));
+		});
+		line("");
+		line("| target | measured | met |");
+		line("|---|---|---|");
 		HttpOverhead.Result http = this.results.http;
 		if (http != null) {
-			double ratio = http.meanRate(true) / http.meanRate(false);
-			target(MissNotes.Target.HTTP_THROUGHPUT, "HTTP: limited path >= 0.8x the unlimited path's throughput", ratio(ratio), ratio, 0.8);
-			double added = http.meanP99(true) - http.meanP99(false);
-			targetBelow(MissNotes.Target.HTTP_LATENCY, "HTTP: p99 added < 1 ms", millis(added) + " ms", added, 1.0);
+			for (Observation observation : Observation.values()) {
+				Spread ratio = http.limitedOverUnlimited(observation);
+				targetRow(new Target("HTTP: limited ≥ " + Spread.ratio(HTTP_TARGET) + " unlimited requests/s, "
+						+ ((observation == Observation.ON) ? "sample app as shipped (Boot observes Lettuce commands)"
+								: "Boot's Lettuce observation off"),
+						ratio, Spread::ratio, HTTP_TARGET, true,
+						() -> this.notes.http(observation, ratio, HTTP_TARGET)));
+			}
 		}
 		else {
-			line("| HTTP targets | not measured: " + this.results.httpSkipped + " | - |");
+			line("| HTTP: limited ≥ " + Spread.ratio(HTTP_TARGET) + " unlimited | not measured: "
+					+ this.results.httpSkipped + " | - |");
 		}
-		double denied = this.results.denyCache.get(true).callsPerDenied();
-		targetBelow(MissNotes.Target.DENY_CACHE, "deny cache on: <= 0.01 Redis calls per denied request", String.format(Locale.ROOT, "%.4f", denied),
-				denied, 0.01);
+		for (Algorithm algorithm : List.of(Algorithm.TOKEN_BUCKET, Algorithm.GCRA, Algorithm.FIXED_WINDOW)) {
+			double target = USEC_TARGETS.get(algorithm);
+			Spread usec = this.decisions.usecPerScriptCall(Kind.OURS, algorithm);
+			targetRow(new Target("Redis time per decision (`usec_per_call`), " + algorithm.id() + " ≤ "
+					+ String.format(Locale.ROOT, "%.0f µs", target), usec, MissNotes::micros, target, false,
+					() -> this.notes.usecPerCall(algorithm, usec, target)));
+		}
 		memoryTarget("gcra", 100);
 		memoryTarget("fixed-window", 100);
 		memoryTarget("token-bucket", 150);
+		DenyCacheCalls.Result cached = this.results.denyCache.get(true);
+		targetRow(new Target("deny cache on: ≤ 0.01 Redis calls per denied request (earlier issue)",
+				Spread.of(cached.callsPerDenied()), (value) -> String.format(Locale.ROOT, "%.4f", value), 0.01, false,
+				() -> this.notes.denyCache(cached, 0.01)));
 		line("");
-		line("A ratio target is missed by the shortfall shown in brackets; see [What the misses mean](#what-the-misses-mean) "
-				+ "for why and what would close it.");
+		line(this.missed.isEmpty() ? "Every target was met."
+				: this.missed.size() + " targets missed: see [What the misses mean](#what-the-misses-mean).");
 		line("");
 	}
 
 	private void memoryTarget(String algorithm, int bytes) {
 		MemoryPerKey.Result memory = this.results.memory.get(algorithm);
-		targetBelow(MissNotes.Target.MEMORY, "memory: " + algorithm + " <= " + bytes + " bytes per client key (MEMORY USAGE)",
-				String.format(Locale.ROOT, "%.0f bytes", memory.memoryUsage()), memory.memoryUsage(), bytes);
+		targetRow(new Target("memory: " + algorithm + " ≤ " + bytes + " bytes per client key, MEMORY USAGE "
+				+ "(earlier issue)", Spread.of(memory.memoryUsage()),
+				(value) -> String.format(Locale.ROOT, "%.0f bytes", value), bytes, false,
+				() -> this.notes.memory(algorithm, memory, bytes)));
 	}
 
-	private void target(MissNotes.Target id, String target, String measured, double value, double atLeast) {
-		if (value < atLeast) {
-			this.missed.add(id);
+	private String cell(Target target) {
+		remember(target);
+		return target.measuredText() + " " + target.verdict();
+	}
+
+	private void targetRow(Target target) {
+		remember(target);
+		line("| " + target.name() + " | " + target.measuredText() + " | " + target.verdict() + " |");
+	}
+
+	private void remember(Target target) {
+		if (!target.met()) {
+			this.missed.add(target);
 		}
-		String met = (value >= atLeast) ? "yes" : String.format(Locale.ROOT, "**no** (%.0f%% short)",
-				100 * (1 - value / atLeast));
-		line("| " + target + " | " + measured + " | " + met + " |");
 	}
 
-	private void targetBelow(MissNotes.Target id, String target, String measured, double value, double atMost) {
-		if (value > atMost) {
-			this.missed.add(id);
-		}
-		String met = (value <= atMost) ? "yes" : String.format(Locale.ROOT, "**no** (%.0f%% over)",
-				100 * (value / atMost - 1));
-		line("| " + target + " | " + measured + " | " + met + " |");
-	}
-
-	private void decisions() {
+	private void decisionsPerSecond() {
 		line("## Decisions per second");
 		line("");
-		line("Each cell: decisions per second over " + DecisionLoad.KEYS + " random client keys, limit `"
-				+ OurLimiter.LIMIT + "` (never reached), after " + this.warmUp.toMillis() + " ms of warm-up, measured "
-				+ "for " + this.measure.toMillis() + " ms. Ours and Bucket4j use one shared Lettuce connection for all "
-				+ "threads; redis-benchmark uses as many connections as the column's threads, one command in flight on "
-				+ "each (`-P 1`), running EVALSHA of the very same script with the same arguments.");
+		line("Each cell: decisions per second over " + String.format(Locale.ROOT, "%,d", DecisionLoad.KEYS)
+				+ " random client keys, limit `" + OurLimiter.LIMIT + "` (never reached"
+				+ (this.settings.prime() ? "; every key already written once before the runs" : "") + "), "
+				+ this.settings.warmUp().toMillis() + " ms of warm-up then "
+				+ this.settings.measure().toMillis() + " ms measured. Ours, plain Lettuce and Bucket4j share one "
+				+ "Lettuce connection among all threads; redis-benchmark opens as many connections as the column's "
+				+ "threads, one command in flight on each (`-P 1`).");
 		line("");
-		StringBuilder header = new StringBuilder("| contender |");
-		StringBuilder rule = new StringBuilder("|---|");
-		for (int threads : RunBenchmarks.THREADS) {
-			header.append(' ').append(threads).append(threads == 1 ? " thread |" : " threads |");
-			rule.append("---:|");
-		}
-		line(header.toString());
-		line(rule.toString());
+		tableHeader("contender");
 		for (Algorithm algorithm : Algorithm.values()) {
-			row("ours, " + algorithm.id(), (threads) -> rate(ours(algorithm, threads)) + errors(algorithm, threads));
-			if (this.results.ceiling.containsKey(algorithm)) {
-				row("redis-benchmark EVALSHA " + algorithm.id(),
-						(threads) -> rate(this.results.ceiling.get(algorithm).get(threads)));
-				row("ours / redis-benchmark, " + algorithm.id(),
-						(threads) -> ratio(ours(algorithm, threads) / this.results.ceiling.get(algorithm).get(threads)));
+			for (Kind kind : List.of(Kind.OURS, Kind.PLAIN_LETTUCE, Kind.REDIS_BENCHMARK)) {
+				if (this.decisions.has(kind)) {
+					row(kind.label() + ", " + algorithm.id(), (threads) -> rate(kind, algorithm, threads)
+							+ errors(kind, algorithm, threads));
+				}
 			}
 		}
-		row("Bucket4j (Lettuce, CAS)", (threads) -> rate(this.results.bucket4j.get(threads).perSecond()));
-		row("ours token-bucket / Bucket4j", (threads) -> ratio(
-				ours(Algorithm.TOKEN_BUCKET, threads) / this.results.bucket4j.get(threads).perSecond()));
-		row("ours gcra / Bucket4j",
-				(threads) -> ratio(ours(Algorithm.GCRA, threads) / this.results.bucket4j.get(threads).perSecond()));
+		row(Kind.BUCKET4J.label(), (threads) -> rate(Kind.BUCKET4J, Algorithm.TOKEN_BUCKET, threads));
 		line("");
-		if (this.results.ceilingSkipped != null) {
-			line("redis-benchmark was not run: " + this.results.ceilingSkipped + ".");
+		line("Ratios, run by run, then the median:");
+		line("");
+		tableHeader("ratio");
+		for (Algorithm algorithm : Algorithm.values()) {
+			row("ours / plain Lettuce, " + algorithm.id(),
+					(threads) -> ratio(Kind.OURS, Kind.PLAIN_LETTUCE, algorithm, threads).format(Spread::ratio));
+		}
+		if (this.decisions.has(Kind.REDIS_BENCHMARK)) {
+			for (Algorithm algorithm : Algorithm.values()) {
+				row("ours / redis-benchmark, " + algorithm.id(),
+						(threads) -> ratio(Kind.OURS, Kind.REDIS_BENCHMARK, algorithm, threads).format(Spread::ratio));
+			}
+		}
+		for (Algorithm algorithm : List.of(Algorithm.TOKEN_BUCKET, Algorithm.GCRA)) {
+			row("ours " + algorithm.id() + " / Bucket4j", (threads) -> this.decisions
+				.ratio(new Cell(Kind.OURS, algorithm, threads), new Cell(Kind.BUCKET4J, Algorithm.TOKEN_BUCKET, threads))
+				.format(Spread::ratio));
+		}
+		row("plain Lettuce token-bucket / Bucket4j", (threads) -> ratio(Kind.PLAIN_LETTUCE, Kind.BUCKET4J,
+				Algorithm.TOKEN_BUCKET, threads).format(Spread::ratio));
+		line("");
+		if (this.results.redisBenchmarkSkipped != null) {
+			line("redis-benchmark was not run: " + this.results.redisBenchmarkSkipped + ".");
 			line("");
 		}
-		line("![decisions per second against threads](benchmarks-throughput.png)");
+		line("![decisions per second against threads, medians](benchmarks-throughput.png)");
 		line("");
 	}
 
-	private String errors(Algorithm algorithm, int threads) {
-		long errors = this.results.ours.get(algorithm).get(threads).errors();
-		return (errors > 0) ? " (" + errors + " errors)" : "";
+	private void clientCost() {
+		line("## Where a decision's time goes");
+		line("");
+		line("Measured over the same intervals as the rates above: the benchmark JVM's CPU time (all its threads: "
+				+ "callers, Lettuce's event loop, GC) per decision and as a share of one CPU; Redis' CPU time "
+				+ "(`INFO cpu`, user + system: reading, parsing, the script, replying) per decision and as a share of "
+				+ "one CPU; and how busy each of the two pinned CPUs was in all (`/proc/stat`, every process on it, "
+				+ "ours or not: the difference is what other processes on the machine took). A CPU busy 90% or more "
+				+ "marks the bottleneck of that cell.");
+		line("");
+		line("Token bucket:");
+		line("");
+		line("| threads | contender | decisions/s | client CPU per decision | JVM's share of a CPU | clients' CPU busy, "
+				+ "all processes | Redis CPU per decision | Redis' share of a CPU | Redis' CPU busy, all processes |");
+		line("|---:|---|---:|---:|---:|---:|---:|---:|---:|");
+		for (int threads : this.decisions.threads()) {
+			for (Kind kind : Kind.values()) {
+				if (!this.decisions.has(kind)) {
+					continue;
+				}
+				line("| " + threads + " | " + kind.label() + " | " + rate(kind, Algorithm.TOKEN_BUCKET, threads) + " | "
+						+ spread(kind, Algorithm.TOKEN_BUCKET, threads, Measurement::clientCpuMicrosPerDecision,
+								MissNotes::micros)
+						+ " | " + spread(kind, Algorithm.TOKEN_BUCKET, threads, Measurement::clientCpuShare,
+								MissNotes::percent)
+						+ " | " + spread(kind, Algorithm.TOKEN_BUCKET, threads, Measurement::clientCpuBusy,
+								MissNotes::percent)
+						+ " | " + spread(kind, Algorithm.TOKEN_BUCKET, threads, Measurement::redisCpuMicrosPerDecision,
+								MissNotes::micros)
+						+ " | " + spread(kind, Algorithm.TOKEN_BUCKET, threads, Measurement::redisCpuShare,
+								MissNotes::percent)
+						+ " | " + spread(kind, Algorithm.TOKEN_BUCKET, threads, Measurement::redisCpuBusy,
+								MissNotes::percent)
+						+ " |");
+			}
+		}
+		line("");
+		line("Decisions per client CPU-second, ours / plain Lettuce and ours / Bucket4j, run by run, then the median: "
+				+ "the ratio the rates would show had each contender had the same CPU time, whatever other processes "
+				+ "took from either (above 1: ours spends less client CPU per decision):");
+		line("");
+		tableHeader("ratio");
+		for (Algorithm algorithm : Algorithm.values()) {
+			row("ours / plain Lettuce, " + algorithm.id(), (threads) -> this.decisions
+				.cpuRatio(new Cell(Kind.OURS, algorithm, threads), new Cell(Kind.PLAIN_LETTUCE, algorithm, threads))
+				.format(Spread::ratio));
+		}
+		row("ours token-bucket / Bucket4j", (threads) -> this.decisions
+			.cpuRatio(new Cell(Kind.OURS, Algorithm.TOKEN_BUCKET, threads),
+					new Cell(Kind.BUCKET4J, Algorithm.TOKEN_BUCKET, threads))
+			.format(Spread::ratio));
+		line("");
+		line("Client CPU per decision, every algorithm (ours / plain Lettuce, medians):");
+		line("");
+		tableHeader("algorithm");
+		for (Algorithm algorithm : Algorithm.values()) {
+			row(algorithm.id(), (threads) -> MissNotes.micros(CellCost.of(this.decisions, Kind.OURS, algorithm, threads)
+				.clientCpuMicros()) + " / "
+					+ MissNotes.micros(CellCost.of(this.decisions, Kind.PLAIN_LETTUCE, algorithm, threads)
+						.clientCpuMicros()));
+		}
+		line("");
 	}
 
-	private void redisCost() {
+	private void redisTime() {
 		line("## Redis time per decision");
 		line("");
-		line("`usec_per_call` of `cmdstat_evalsha` from `INFO commandstats` (statistics reset before each run): the "
-				+ "time Redis' single thread spends inside one decision's script.");
+		line("`usec_per_call` of EVALSHA from `INFO commandstats` over the measured intervals: the time Redis' "
+				+ "single thread spends inside one decision's script. Per algorithm, all thread counts of a run "
+				+ "together, then the median of the runs. Redis also counts the commands a script calls under their "
+				+ "own names; the rest of a call is the Lua interpreter running the script and Redis' scripting "
+				+ "machinery around it.");
 		line("");
-		StringBuilder header = new StringBuilder("| algorithm |");
-		StringBuilder rule = new StringBuilder("|---|");
-		for (int threads : RunBenchmarks.THREADS) {
-			header.append(" ours, ").append(threads).append(" |");
-			rule.append("---:|");
-		}
-		if (!this.results.ceilingUsecPerCall.isEmpty()) {
-			header.append(" redis-benchmark, -c 64 |");
-			rule.append("---:|");
-		}
-		line(header.toString());
-		line(rule.toString());
+		boolean tool = this.decisions.has(Kind.REDIS_BENCHMARK);
+		line("| algorithm | ours | plain Lettuce | " + (tool ? "redis-benchmark | " : "")
+				+ "commands the script calls (ours, per decision) | the rest |");
+		line("|---|---:|---:|" + (tool ? "---:|" : "") + "---|---:|");
 		for (Algorithm algorithm : Algorithm.values()) {
-			StringBuilder row = new StringBuilder("| " + algorithm.id() + " |");
-			for (int threads : RunBenchmarks.THREADS) {
-				row.append(' ').append(usec(this.results.ourUsecPerCall.get(algorithm).get(threads))).append(" |");
-			}
-			if (!this.results.ceilingUsecPerCall.isEmpty()) {
-				row.append(' ').append(usec(this.results.ceilingUsecPerCall.get(algorithm).get(64))).append(" |");
-			}
-			line(row.toString());
+			Spread ours = this.decisions.usecPerScriptCall(Kind.OURS, algorithm);
+			Map<String, Spread> commands = this.decisions.usecByCommand(Kind.OURS, algorithm);
+			List<String> parts = new ArrayList<>();
+			commands.forEach((name, spread) -> parts.add(name.toUpperCase(Locale.ROOT) + " "
+					+ MissNotes.micros(spread.median())));
+			double lua = ours.median() - commands.values().stream().mapToDouble(Spread::median).sum();
+			line("| " + algorithm.id() + " | " + ours.format(MissNotes::micros) + " | "
+					+ this.decisions.usecPerScriptCall(Kind.PLAIN_LETTUCE, algorithm).format(MissNotes::micros) + " | "
+					+ (tool ? this.decisions.usecPerScriptCall(Kind.REDIS_BENCHMARK, algorithm).format(MissNotes::micros)
+							+ " | " : "")
+					+ String.join(", ", parts) + " | " + MissNotes.micros(lua) + " |");
 		}
 		line("");
 	}
@@ -242,10 +352,10 @@ final class BenchmarkReport {
 	private void memory() {
 		line("## Memory per client key");
 		line("");
-		line(String.format(Locale.ROOT, "%,d", RunBenchmarks.MEMORY_CLIENTS) + " fresh clients (IPv4-shaped keys such as `10.0.3.7`) decide once each, with one limit `"
-				+ MemoryPerKey.LIMIT + "` (Bucket4j: capacity 100 refilled per hour). "
-				+ "`MEMORY USAGE <key> SAMPLES 0` averaged over their keys, and the growth of `used_memory` per client "
-				+ "(which adds the keyspace's dictionary and expiry entries).");
+		line(String.format(Locale.ROOT, "%,d", this.settings.memoryClients()) + " fresh clients (IPv4-shaped keys "
+				+ "such as `10.0.3.7`) decide once each, with one limit `" + MemoryPerKey.LIMIT + "` (Bucket4j: "
+				+ "capacity 100 refilled per hour). `MEMORY USAGE <key> SAMPLES 0` averaged over their keys, and the "
+				+ "growth of `used_memory` per client (which adds the keyspace's dictionary and expiry entries).");
 		line("");
 		line("| algorithm | example key | MEMORY USAGE (bytes) | used_memory growth per client (bytes) |");
 		line("|---|---|---:|---:|");
@@ -259,11 +369,12 @@ final class BenchmarkReport {
 		line("## Deny cache");
 		line("");
 		line("`RateLimitEnforcer` (the path of the servlet filter and `@RateLimited`) on our Redis backend, policy "
-				+ "`1/1h` token-bucket: 100 clients send 200 requests each, round-robin, so each is admitted once and "
-				+ "then refused. EVALSHA calls counted by Redis (`INFO commandstats`); calls per denied request = "
-				+ "(calls - admitted) / denied.");
+				+ "`1/1h` token-bucket, deny cache as the starter ships it (10,000 clients, answers for at most one "
+				+ "second): " + this.settings.denyCacheClients() + " clients send " + this.settings.denyCacheRequests()
+				+ " requests each, round-robin, so each is admitted once and then refused. Script calls counted by "
+				+ "Redis; calls per denied request = (calls - admitted) / denied.");
 		line("");
-		line("| deny cache | admitted | denied | EVALSHA calls | Redis calls per denied request |");
+		line("| deny cache | admitted | denied | script calls | Redis calls per denied request |");
 		line("|---|---:|---:|---:|---:|");
 		this.results.denyCache.forEach((on, result) -> line("| " + (on ? "on" : "off") + " | " + result.allowed()
 				+ " | " + result.denied() + " | " + result.calls() + " | "
@@ -280,99 +391,180 @@ final class BenchmarkReport {
 			line("");
 			return;
 		}
-		line("The sample app jar (Tomcat, on 127.0.0.1, `-Xmx512m`, run with `--ratelimit.policies.hello.limits="
-				+ HttpOverhead.LIMIT + "`) on the same Redis. `/api/hello` goes through the rate limit filter (policy "
-				+ "`hello`, key `ip`, token-bucket, one Redis decision per request); `/api/unlimited` does not. "
-				+ "`wrk -t2 -c16 -d5s --latency`, two warm-up runs of each path, then 3 interleaved rounds (the order "
-				+ "alternates each round).");
+		line("Two sample-app jars side by side (Tomcat on 127.0.0.1, `-Xmx512m`, "
+				+ "`--ratelimit.policies.hello.limits=" + HttpOverhead.LIMIT + "` so nothing is refused), on the same "
+				+ "Redis: one as shipped, where Spring Boot observes every Lettuce command, and one with "
+				+ "`--spring.autoconfigure.exclude=" + HttpOverhead.LETTUCE_OBSERVATION + "`. `/api/hello` goes "
+				+ "through the rate limit filter (policy `hello`, key `ip`, token-bucket, one Redis decision per "
+				+ "request); `/api/unlimited` does not. `wrk " + wrkOptions() + " <url>`, "
+				+ this.settings.httpWarmUps() + " warm-up run(s) of every (app, path), then " + this.settings.runs()
+				+ " rounds of the four (app, path) pairs in an order that changes every round. App CPU per request: "
+				+ "the sample app process' CPU time (`/proc/<pid>/stat`) over the run, per request.");
 		line("");
-		line("| run | path | requests/s | p50 (ms) | p99 (ms) | non-2xx |");
-		line("|---:|---|---:|---:|---:|---:|");
-		int i = 1;
-		for (HttpOverhead.Run run : http.runs()) {
-			line("| " + i++ + " | " + (run.limited() ? "/api/hello (limited)" : "/api/unlimited") + " | "
-					+ rate(run.requestsPerSecond()) + " | " + millis(run.p50Millis()) + " | " + millis(run.p99Millis())
-					+ " | " + run.non2xx() + " |");
+		line("| Lettuce observation | path | requests/s | app CPU per request | CPU of wrk and the app busy, all "
+				+ "processes | p50 (ms) | p99 (ms) |");
+		line("|---|---|---:|---:|---:|---:|---:|");
+		for (Observation observation : Observation.values()) {
+			for (boolean limited : List.of(false, true)) {
+				line("| " + observation.label() + " | " + HttpOverhead.path(limited) + (limited ? " (limited)" : "")
+						+ " | " + http.spread(observation, limited, HttpOverhead.Run::requestsPerSecond)
+							.format(Spread::rate)
+						+ " | " + http.spread(observation, limited, HttpOverhead.Run::appCpuMicrosPerRequest)
+							.format(MissNotes::micros)
+						+ " | " + http.spread(observation, limited, HttpOverhead.Run::clientCpuBusy)
+							.format(MissNotes::percent)
+						+ " | " + http.spread(observation, limited, HttpOverhead.Run::p50Millis).format(BenchmarkReport::millis)
+						+ " | " + http.spread(observation, limited, HttpOverhead.Run::p99Millis).format(BenchmarkReport::millis)
+						+ " |");
+			}
 		}
 		line("");
-		line("| mean | requests/s | p50 (ms) | p99 (ms) |");
-		line("|---|---:|---:|---:|");
-		line("| unlimited | " + rate(http.meanRate(false)) + " | " + millis(http.meanP50(false)) + " | "
-				+ millis(http.meanP99(false)) + " |");
-		line("| limited | " + rate(http.meanRate(true)) + " | " + millis(http.meanP50(true)) + " | "
-				+ millis(http.meanP99(true)) + " |");
-		line("| limited / unlimited, added | " + ratio(http.meanRate(true) / http.meanRate(false)) + " | "
-				+ signedMillis(http.meanP50(true) - http.meanP50(false)) + " | "
-				+ signedMillis(http.meanP99(true) - http.meanP99(false)) + " |");
+		line("| ratio (round by round, then the median) | value |");
+		line("|---|---:|");
+		line("| limited / unlimited, Lettuce observation on (as shipped) | "
+				+ http.limitedOverUnlimited(Observation.ON).format(Spread::ratio) + " |");
+		line("| limited / unlimited, Lettuce observation off | "
+				+ http.limitedOverUnlimited(Observation.OFF).format(Spread::ratio) + " |");
+		line("| limited requests/s, observation off / on | " + http.offOverOn(true).format(Spread::ratio) + " |");
+		line("| unlimited requests/s, observation off / on (no Redis command on this path: the two apps' noise) | "
+				+ http.offOverOn(false).format(Spread::ratio) + " |");
 		line("");
+		line("Non-2xx responses over all runs: " + http.non2xx() + ". Meters naming Lettuce or Redis commands in "
+				+ "`/actuator/metrics`: observation on: " + meters(http, Observation.ON) + "; observation off: "
+				+ meters(http, Observation.OFF) + ".");
+		line("");
+	}
+
+	private String wrkOptions() {
+		return "-t" + this.settings.wrkThreads() + " -c" + this.settings.wrkConnections() + " -d"
+				+ this.settings.httpSeconds() + "s --latency";
+	}
+
+	private static String meters(HttpOverhead.Result http, Observation observation) {
+		List<String> meters = http.lettuceMeters().getOrDefault(observation, List.of());
+		return meters.isEmpty() ? "none" : "`" + String.join("`, `", meters) + "`";
 	}
 
 	private void method() {
 		line("## Method");
 		line("");
-		line("- **Why a timed loop, not JMH.** Each decision is a network round trip of tens to hundreds of "
-				+ "microseconds, far above what JMH protects against (dead-code elimination, nanosecond timer noise), "
-				+ "and the question is throughput at a fixed number of client threads sharing one connection, measured "
-				+ "in the same minute as redis-benchmark and Bucket4j on the same Redis. The loop (`DecisionLoad`) "
-				+ "starts the threads, discards the warm-up, counts decisions over the measured interval and stops; "
-				+ "a 16-thread warm-up run of the JIT precedes everything.");
-		line("- The run order is interleaved by thread count: for each of 1, 16, 64 threads, every algorithm "
-				+ "(ours, then redis-benchmark with the same script), then Bucket4j, so slow drifts of the machine's load "
-				+ "hit all contenders alike.");
-		line("- redis-benchmark: `redis-benchmark -n N -c C -P 1 -r 10000 --csv EVALSHA <sha> 1 "
-				+ "ratelimit:bench-<algorithm>:{__rand_int__}:0 1 1 "
-				+ String.join(" ", OurLimiter.LIMIT_ARGUMENTS) + "`, N sized from a 2,000-call "
-				+ "calibration run to last about as long as the measured interval. The script is loaded with "
-				+ "SCRIPT LOAD from the same resource our backend sends.");
-		line("- Bucket4j: `Bucket4jLettuce.casBasedBuilder(connection)` (its Lettuce proxy manager, compare-and-swap), "
-				+ "capacity 100,000 refilled greedily per day (the same limit), one `BucketProxy` per client built up front, "
+		line("- **Pinning.** " + this.environment.pinning() + ". Redis' single thread never waits for a CPU that a "
+				+ "client holds, so Redis' numbers are Redis' own, and every client-side cost lands on the one client "
+				+ "CPU, where the benchmark JVM's CPU time per decision measures it.");
+		line("- **Runs.** " + this.settings.runs() + " runs; in each, for 1, 16 and 64 threads and every algorithm, "
+				+ "the contenders run one right after the other (ours, plain Lettuce, Bucket4j with the token bucket, "
+				+ "redis-benchmark), the order rotating by one place each run. Each contender stays connected for the "
+				+ "whole benchmark"
+				+ (this.settings.prime() ? "; every client's keys are written once before the first run (which also "
+						+ "warms the JIT up), so every decision reads and updates existing state." : "."));
+		line("- **Why a timed loop, not JMH.** Each decision is a round trip of tens of microseconds or more, far "
+				+ "above what JMH protects against, and the question is throughput at a fixed number of threads "
+				+ "sharing one connection, side by side with tools outside the JVM. `DecisionLoad` starts the threads, "
+				+ "discards the warm-up, counts decisions over the measured interval and stops.");
+		line("- **Ours:** `RedisRateLimiterBackend` on a `LettuceConnectionFactory` (its shared native connection, as "
+				+ "Spring Boot configures it), started (`start()`: connected, scripts loaded), decision timeout 5 s, "
+				+ "`tryAcquire(client)`.");
+		line("- **Plain Lettuce, our script:** `RedisClient` with one `StatefulRedisConnection<byte[], byte[]>`, "
+				+ "`async().evalsha(sha, MULTI, keys, args)` then `get(5 s)` on the future: the SHA-1 of `LuaScript`, "
+				+ "the keys as `RateLimitKeys.clientKey(client) + limitIndex`, the arguments from `LimitArguments` "
+				+ "(no re-encoding), everything encoded once up front. The floor of any Java client sending this script "
+				+ "on one shared connection.");
+		OurScript script = new OurScript(OurLimiter.KEY_PREFIX, OurLimiter.policy(Algorithm.TOKEN_BUCKET,
+				OurLimiter.LIMIT));
+		line("- **redis-benchmark:** `redis-benchmark -n N -c <threads> -P 1 -r " + DecisionLoad.KEYS
+				+ " --csv EVALSHA <sha> " + script.keys("").size() + " " + String.join(" ",
+						script.keys(RedisBenchmarkTool.RANDOM_CLIENT))
+				+ " " + String.join(" ", script.argumentText()) + "` (token-bucket shown; keys and arguments from "
+				+ "the same classes), N sized from a 2,000-call calibration run to last about the measured interval.");
+		line("- **Bucket4j:** `Bucket4jLettuce.casBasedBuilder(connection)` (compare-and-swap), capacity 100,000 "
+				+ "refilled greedily per 100 days (the same limit), one `BucketProxy` per client built up front, "
 				+ "`tryConsume(1)`.");
-		line("- Ours: `RedisRateLimiterBackend` on a `LettuceConnectionFactory` (shared native connection, as Spring "
-				+ "Boot configures it), decision timeout 5 s, `tryAcquire(client)`.");
-		line("- Traffic goes only to 127.0.0.1; every run is bounded in time.");
+		line("- Traffic goes only to 127.0.0.1, to the Redis server the benchmark started; every run is bounded in "
+				+ "time.");
 		line("");
+	}
+
+	private void misses() {
 		line("## What the misses mean");
 		line("");
 		if (this.missed.isEmpty()) {
 			line("Every target was met in this run.");
+			line("");
 		}
-		for (MissNotes.Target target : this.missed) {
-			line("- " + target.note());
+		for (Target target : this.missed) {
+			line("- " + target.note().get());
 		}
-		line("");
-		line(MissNotes.CONTEXT);
+		if (!this.missed.isEmpty()) {
+			line("");
+		}
+		line(trust());
+	}
+
+	private String trust() {
+		if (this.settings.runs() < 2) {
+			return "One run only: no spread to judge noise by.";
+		}
+		return "How far to trust these numbers: the widest run-to-run range of an ours / plain Lettuce ratio was "
+				+ widestRange() + " of its median; a miss smaller than the spread of its own cell is within noise. "
+				+ "Other processes on the machine (load average above; the CPUs' busy shares beside our own "
+				+ "processes' in the cost table) take CPU from both sides at random moments.";
+	}
+
+	private String widestRange() {
+		double widest = 0;
+		String where = "";
+		for (Algorithm algorithm : Algorithm.values()) {
+			for (int threads : this.decisions.threads()) {
+				Spread ratio = ratio(Kind.OURS, Kind.PLAIN_LETTUCE, algorithm, threads);
+				if (ratio.relativeRange() > widest) {
+					widest = ratio.relativeRange();
+					where = "ours / plain Lettuce, " + algorithm.id() + ", " + MissNotes.threads(threads);
+				}
+			}
+		}
+		return MissNotes.percent(widest) + " (" + where + ")";
+	}
+
+	private Spread ratio(Kind numerator, Kind denominator, Algorithm algorithm, int threads) {
+		Algorithm other = (denominator == Kind.BUCKET4J) ? Algorithm.TOKEN_BUCKET : algorithm;
+		return this.decisions.ratio(new Cell(numerator, algorithm, threads), new Cell(denominator, other, threads));
+	}
+
+	private String rate(Kind kind, Algorithm algorithm, int threads) {
+		return this.decisions.rate(kind, algorithm, threads).format(Spread::rate);
+	}
+
+	private String spread(Kind kind, Algorithm algorithm, int threads,
+			ToDoubleFunction<Measurement> value, DoubleFunction<String> format) {
+		return this.decisions.spread(kind, algorithm, threads, value).format(format);
+	}
+
+	private String errors(Kind kind, Algorithm algorithm, int threads) {
+		long errors = this.decisions.of(kind, algorithm, threads).stream().mapToLong(Measurement::errors).sum();
+		return (errors > 0) ? " (" + errors + " errors)" : "";
+	}
+
+	private void tableHeader(String first) {
+		StringBuilder header = new StringBuilder("| " + first + " |");
+		StringBuilder rule = new StringBuilder("|---|");
+		for (int threads : this.decisions.threads()) {
+			header.append(' ').append(threads).append(threads == 1 ? " thread |" : " threads |");
+			rule.append("---:|");
+		}
+		line(header.toString());
+		line(rule.toString());
 	}
 
 	private void row(String name, IntFunction<String> cell) {
 		StringBuilder row = new StringBuilder("| " + name + " |");
-		for (int threads : RunBenchmarks.THREADS) {
+		for (int threads : this.decisions.threads()) {
 			row.append(' ').append(cell.apply(threads)).append(" |");
 		}
 		line(row.toString());
 	}
 
-	private double ours(Algorithm algorithm, int threads) {
-		return this.results.ours.get(algorithm).get(threads).perSecond();
-	}
-
-	private static String rate(double perSecond) {
-		return String.format(Locale.ROOT, "%,.0f", perSecond);
-	}
-
-	private static String ratio(double ratio) {
-		return String.format(Locale.ROOT, "%.2fx", ratio);
-	}
-
 	private static String millis(double millis) {
 		return String.format(Locale.ROOT, "%.2f", millis);
-	}
-
-	private static String signedMillis(double millis) {
-		return String.format(Locale.ROOT, "%+.2f", millis);
-	}
-
-	private static String usec(Double usec) {
-		return (usec != null) ? String.format(Locale.ROOT, "%.2f us", usec) : "-";
 	}
 
 	private void line(String text) {

@@ -26,12 +26,15 @@ final class Bucket4jLimiter implements Contender {
 
 	private final BucketProxy[] buckets;
 
-	Bucket4jLimiter(String host, int port) {
-		this(host, port, 100_000, Duration.ofDays(1));
+	/**
+	 * Bucket4j with the decision benchmarks' limit, {@link OurLimiter#LIMIT}.
+	 */
+	Bucket4jLimiter(OwnRedis redis) {
+		this(redis, 100_000, Duration.ofDays(100));
 	}
 
-	Bucket4jLimiter(String host, int port, long capacity, Duration period) {
-		this.client = RedisClient.create(RedisURI.create(host, port));
+	Bucket4jLimiter(OwnRedis redis, long capacity, Duration period) {
+		this.client = RedisClient.create(RedisURI.create(redis.host(), redis.port()));
 		this.connection = this.client.connect(RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE));
 		ProxyManager<String> proxyManager = Bucket4jLettuce.casBasedBuilder(this.connection)
 			.expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(Duration.ofSeconds(10)))
@@ -50,6 +53,11 @@ final class Bucket4jLimiter implements Contender {
 	@Override
 	public boolean decide(int client) {
 		return this.buckets[client].tryConsume(1);
+	}
+
+	@Override
+	public String toString() {
+		return "Bucket4j";
 	}
 
 	@Override

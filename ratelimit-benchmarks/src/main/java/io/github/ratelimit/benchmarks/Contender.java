@@ -1,9 +1,10 @@
 package io.github.ratelimit.benchmarks;
 
 /**
- * A rate limiter under load: one decision for one client key, admitted or not.
+ * A rate limiter under load: one decision for one client key, admitted or not. Public only so that the plain Lettuce
+ * contender, which lives beside the backend's package-private script classes, can implement it.
  */
-interface Contender extends AutoCloseable {
+public interface Contender extends AutoCloseable {
 
 	/**
 	 * Decides one request of a client.

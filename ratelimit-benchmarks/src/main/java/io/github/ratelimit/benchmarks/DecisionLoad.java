@@ -1,5 +1,6 @@
 package io.github.ratelimit.benchmarks;
 
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -8,25 +9,38 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 
+import com.sun.management.OperatingSystemMXBean;
+
 /**
  * A timed loop: a number of threads decide for random clients as fast as they can; decisions made during the
- * warm-up are discarded and the rest are counted over the measured interval.
+ * warm-up are discarded and the rest are counted over the measured interval, together with the JVM's CPU time and
+ * what Redis reports about the same interval.
  */
 final class DecisionLoad {
 
 	/** Clients the load spreads over. */
 	static final int KEYS = 10_000;
 
+	private static final OperatingSystemMXBean OS = (OperatingSystemMXBean) ManagementFactory
+		.getOperatingSystemMXBean();
+
 	private final Duration warmUp;
 
 	private final Duration measure;
 
-	DecisionLoad(Duration warmUp, Duration measure) {
+	private final CpuPinning pinning;
+
+	DecisionLoad(Duration warmUp, Duration measure, CpuPinning pinning) {
 		this.warmUp = warmUp;
 		this.measure = measure;
+		this.pinning = pinning;
 	}
 
-	Throughput run(Contender contender, int threads) {
+	Duration measure() {
+		return this.measure;
+	}
+
+	Measurement run(Contender contender, int threads, RedisAdmin redis) {
 		LongAdder decisions = new LongAdder();
 		LongAdder errors = new LongAdder();
 		AtomicReference<RuntimeException> firstError = new AtomicReference<>();
@@ -55,14 +69,22 @@ final class DecisionLoad {
 		}
 		try {
 			Thread.sleep(this.warmUp.toMillis());
+			RedisStats redisBefore = redis.stats();
+			CpuUsage cpusBefore = CpuUsage.now();
 			long startDecisions = decisions.sum();
 			long startErrors = errors.sum();
+			long startCpu = OS.getProcessCpuTime();
 			long start = System.nanoTime();
 			Thread.sleep(this.measure.toMillis());
 			long made = decisions.sum() - startDecisions;
 			long failed = errors.sum() - startErrors;
+			long cpu = OS.getProcessCpuTime() - startCpu;
 			double seconds = (System.nanoTime() - start) / 1e9;
-			return new Throughput(made / seconds, made, failed);
+			CpuUsage cpus = CpuUsage.now();
+			RedisStats.Delta redisDelta = redis.stats().since(redisBefore, seconds);
+			return new Measurement(made / seconds, made, failed, cpu / 1e9, redisDelta,
+					cpus.busySince(cpusBefore, this.pinning.clientCpu()),
+					cpus.busySince(cpusBefore, this.pinning.redisCpu()));
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();

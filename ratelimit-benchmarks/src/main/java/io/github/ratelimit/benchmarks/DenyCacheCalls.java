@@ -27,15 +27,17 @@ final class DenyCacheCalls {
 	private DenyCacheCalls() {
 	}
 
-	static Result measure(String host, int port, RedisAdmin redis, boolean cacheOn, int clients, int requestsPerClient) {
+	static Result measure(OwnRedis server, RedisAdmin redis, boolean cacheOn, int clients, int requestsPerClient) {
 		LettuceConnectionFactory connectionFactory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(host, port));
+				new RedisStandaloneConfiguration(server.host(), server.port()));
 		connectionFactory.afterPropertiesSet();
 		connectionFactory.start();
+		RedisRateLimiterBackend backend = new RedisRateLimiterBackend(connectionFactory, OurLimiter.KEY_PREFIX,
+				Duration.ofSeconds(5));
 		try {
+			backend.start();
 			Policy policy = Policy.of("denied", Algorithm.TOKEN_BUCKET, "1/1h");
-			RateLimiter limiter = new RedisRateLimiterBackend(connectionFactory, "ratelimit", Duration.ofSeconds(5))
-				.create(policy);
+			RateLimiter limiter = backend.create(policy);
 			PolicyDefinition definition = new PolicyDefinition(policy, limiter, "ip", (request) -> null, List.of(),
 					List.of(), Set.of(), 1, FailureMode.OPEN, false);
 			// as the starter ships it: 10,000 clients, each answered from the cache for at most one second
@@ -43,7 +45,7 @@ final class DenyCacheCalls {
 			RateLimitEnforcer enforcer = new RateLimitEnforcer(List.of(), new CircuitBreaker(Duration.ofSeconds(1)),
 					cache, 1);
 			redis.flushAll();
-			redis.resetStats();
+			RedisStats before = redis.stats();
 			long allowed = 0;
 			long denied = 0;
 			for (int round = 0; round < requestsPerClient; round++) {
@@ -57,10 +59,11 @@ final class DenyCacheCalls {
 					}
 				}
 			}
-			long calls = redis.evalsha().calls();
+			long calls = redis.stats().since(before, 0).scriptCalls();
 			return new Result(cacheOn, allowed, denied, calls, (calls - allowed) / (double) denied);
 		}
 		finally {
+			backend.close();
 			connectionFactory.destroy();
 		}
 	}

@@ -2,35 +2,51 @@ package io.github.ratelimit.benchmarks;
 
 import java.io.File;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.ToDoubleFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
  * The HTTP cost of the filter: the sample app under {@code wrk}, its limited {@code /api/hello} (with a limit never
- * reached) against its unlimited {@code /api/unlimited}, in interleaved rounds. Traffic goes to 127.0.0.1 only.
+ * reached) against its unlimited {@code /api/unlimited}. Two sample apps run side by side, one as shipped (Spring
+ * Boot observes every Lettuce command) and one with {@code LettuceObservationAutoConfiguration} excluded; every
+ * round runs the four (app, path) pairs one after the other, in an order that rotates from round to round. Traffic
+ * goes to 127.0.0.1 only.
  */
 final class HttpOverhead {
 
 	/** The limited path's limit, never reached. */
 	static final String LIMIT = "1000000000/1h";
 
+	/** Spring Boot's auto-configuration that observes every Lettuce command (spring-boot-data-redis 4.0.7). */
+	static final String LETTUCE_OBSERVATION = "org.springframework.boot.data.redis.autoconfigure.observation."
+			+ "LettuceObservationAutoConfiguration";
+
 	private static final Pattern RATE = Pattern.compile("Requests/sec:\\s+([0-9.]+)");
+
+	private static final Pattern REQUESTS = Pattern.compile("(\\d+) requests in");
 
 	private static final Pattern NON_2XX = Pattern.compile("Non-2xx or 3xx responses:\\s+(\\d+)");
 
+	private static final Pattern METER_NAME = Pattern.compile("\"([^\"]+)\"");
+
 	private final String sampleJar;
 
-	private final int redisPort;
+	private final OwnRedis redis;
+
+	private final CpuPinning pinning;
 
 	private final int threads;
 
@@ -38,82 +54,136 @@ final class HttpOverhead {
 
 	private final int seconds;
 
-	HttpOverhead(String sampleJar, int redisPort, int threads, int connections, int seconds) {
+	private final Consumer<String> log;
+
+	HttpOverhead(String sampleJar, OwnRedis redis, CpuPinning pinning, int threads, int connections, int seconds,
+			Consumer<String> log) {
 		this.sampleJar = sampleJar;
-		this.redisPort = redisPort;
+		this.redis = redis;
+		this.pinning = pinning;
 		this.threads = threads;
 		this.connections = connections;
 		this.seconds = seconds;
+		this.log = log;
 	}
 
-	List<String> sampleCommand(int port) {
-		return List.of(javaBin(), "-Xmx512m", "-jar", this.sampleJar, "--server.port=" + port,
-				"--server.address=127.0.0.1", "--spring.data.redis.host=127.0.0.1",
-				"--spring.data.redis.port=" + this.redisPort, "--sample.embedded-redis=never",
-				"--ratelimit.policies.hello.limits=" + LIMIT, "--logging.level.root=WARN");
+	List<String> sampleCommand(int port, Observation observation) {
+		List<String> command = new ArrayList<>(List.of(javaBin(), "-Xmx512m", "-jar", this.sampleJar,
+				"--server.port=" + port, "--server.address=127.0.0.1", "--spring.data.redis.host=" + this.redis.host(),
+				"--spring.data.redis.port=" + this.redis.port(), "--sample.embedded-redis=never",
+				"--ratelimit.policies.hello.limits=" + LIMIT, "--logging.level.root=WARN"));
+		if (observation == Observation.OFF) {
+			command.add("--spring.autoconfigure.exclude=" + LETTUCE_OBSERVATION);
+		}
+		return this.pinning.client(command);
 	}
 
 	List<String> wrkCommand(String url) {
-		return List.of("wrk", "-t" + this.threads, "-c" + this.connections, "-d" + this.seconds + "s", "--latency",
-				url);
+		return this.pinning.client(List.of("wrk", "-t" + this.threads, "-c" + this.connections,
+				"-d" + this.seconds + "s", "--latency", url));
+	}
+
+	String wrkOptions() {
+		return "-t" + this.threads + " -c" + this.connections + " -d" + this.seconds + "s --latency";
 	}
 
 	/**
-	 * Starts the sample app, warms both paths twice, then runs {@code rounds} interleaved pairs.
-	 * @param rounds the pairs of runs
+	 * Starts both sample apps, warms each of their paths up, then runs the rounds.
+	 * @param rounds the rounds, each measuring the four (app, path) pairs once
+	 * @param warmUps the warm-up runs of each pair
 	 * @return every run
 	 */
-	Result measure(int rounds) {
-		int port = freePort();
-		Process app;
+	Result measure(int rounds, int warmUps) {
+		Map<Observation, Process> apps = new EnumMap<>(Observation.class);
+		Map<Observation, String> bases = new EnumMap<>(Observation.class);
 		try {
-			app = new ProcessBuilder(sampleCommand(port)).redirectErrorStream(true)
-				.redirectOutput(new File(System.getProperty("java.io.tmpdir"), "ratelimit-benchmarks-sample.log"))
+			for (Observation observation : Observation.values()) {
+				int port = RunBenchmarks.freePort();
+				apps.put(observation, start(port, observation));
+				bases.put(observation, "http://127.0.0.1:" + port);
+			}
+			for (Observation observation : Observation.values()) {
+				awaitUp(bases.get(observation) + "/api/unlimited", apps.get(observation), observation);
+			}
+			List<Variant> variants = new ArrayList<>();
+			for (Observation observation : Observation.values()) {
+				variants.add(new Variant(observation, false));
+				variants.add(new Variant(observation, true));
+			}
+			this.log.accept("HTTP: warming both sample apps up");
+			for (int warmUp = 0; warmUp < warmUps; warmUp++) {
+				for (Variant variant : variants) {
+					wrk(bases.get(variant.observation()), apps.get(variant.observation()), variant, -1);
+				}
+			}
+			Map<Observation, List<String>> meters = new EnumMap<>(Observation.class);
+			for (Observation observation : Observation.values()) {
+				meters.put(observation, lettuceMeters(bases.get(observation)));
+			}
+			List<Run> runs = new ArrayList<>();
+			for (int round = 0; round < rounds; round++) {
+				List<Variant> order = new ArrayList<>(variants);
+				Collections.rotate(order, -round);
+				if (round % 2 == 1) {
+					Collections.reverse(order);
+				}
+				for (Variant variant : order) {
+					this.log.accept("HTTP round " + (round + 1) + "/" + rounds + ": observation "
+							+ variant.observation().label() + ", " + path(variant.limited()));
+					runs.add(wrk(bases.get(variant.observation()), apps.get(variant.observation()), variant, round));
+				}
+			}
+			return new Result(runs, meters);
+		}
+		finally {
+			apps.values().forEach(HttpOverhead::stop);
+		}
+	}
+
+	private Process start(int port, Observation observation) {
+		try {
+			return new ProcessBuilder(sampleCommand(port, observation)).redirectErrorStream(true)
+				.redirectOutput(logFile(observation))
 				.start();
 		}
 		catch (IOException ex) {
 			throw new IllegalStateException("Could not start the sample app " + this.sampleJar, ex);
 		}
+	}
+
+	private static void stop(Process app) {
+		app.destroy();
 		try {
-			String base = "http://127.0.0.1:" + port;
-			awaitUp(base + "/api/unlimited", app);
-			String limited = base + "/api/hello";
-			String unlimited = base + "/api/unlimited";
-			for (int warmUp = 0; warmUp < 2; warmUp++) {
-				wrk(unlimited);
-				wrk(limited);
+			if (!app.waitFor(15, TimeUnit.SECONDS)) {
+				app.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
 			}
-			List<Run> runs = new ArrayList<>();
-			for (int round = 0; round < rounds; round++) {
-				boolean limitedFirst = round % 2 == 1;
-				runs.add(limitedFirst ? wrk(limited) : wrk(unlimited));
-				runs.add(limitedFirst ? wrk(unlimited) : wrk(limited));
-			}
-			return new Result(runs);
 		}
-		finally {
-			app.destroy();
-			try {
-				if (!app.waitFor(15, TimeUnit.SECONDS)) {
-					app.destroyForcibly();
-				}
-			}
-			catch (InterruptedException ex) {
-				app.destroyForcibly();
-				Thread.currentThread().interrupt();
-			}
+		catch (InterruptedException ex) {
+			app.destroyForcibly();
+			Thread.currentThread().interrupt();
 		}
 	}
 
-	private Run wrk(String url) {
-		String output = Processes.run(wrkCommand(url), this.seconds + 30L);
+	private Run wrk(String base, Process app, Variant variant, int round) {
+		double cpuBefore = ProcessCpu.seconds(app.pid());
+		CpuUsage cpusBefore = CpuUsage.now();
+		String output = Processes.run(wrkCommand(base + path(variant.limited())), this.seconds + 30L);
+		double appCpu = ProcessCpu.seconds(app.pid()) - cpuBefore;
+		double clientCpuBusy = CpuUsage.now().busySince(cpusBefore, this.pinning.clientCpu());
 		Matcher rate = RATE.matcher(output);
-		if (!rate.find()) {
+		Matcher requests = REQUESTS.matcher(output);
+		if (!rate.find() || !requests.find()) {
 			throw new IllegalStateException("Unexpected wrk output: " + output);
 		}
 		Matcher non2xx = NON_2XX.matcher(output);
-		return new Run(url.endsWith("/api/hello"), Double.parseDouble(rate.group(1)), percentile(output, "50%"),
-				percentile(output, "99%"), non2xx.find() ? Long.parseLong(non2xx.group(1)) : 0);
+		return new Run(round, variant.observation(), variant.limited(), Double.parseDouble(rate.group(1)),
+				percentile(output, "50%"), percentile(output, "99%"),
+				non2xx.find() ? Long.parseLong(non2xx.group(1)) : 0, Long.parseLong(requests.group(1)), appCpu,
+				clientCpuBusy);
+	}
+
+	static String path(boolean limited) {
+		return limited ? "/api/hello" : "/api/unlimited";
 	}
 
 	/**
@@ -133,13 +203,46 @@ final class HttpOverhead {
 		};
 	}
 
-	private static void awaitUp(String url, Process app) {
+	/**
+	 * The meters of an app whose names speak of Lettuce or Redis commands, from {@code /actuator/metrics}: present
+	 * only where Boot observes Lettuce's commands.
+	 */
+	private static List<String> lettuceMeters(String base) {
+		String body = get(base + "/actuator/metrics");
+		List<String> names = new ArrayList<>();
+		Matcher name = METER_NAME.matcher(body);
+		while (name.find()) {
+			String meter = name.group(1);
+			if (meter.contains("lettuce") || meter.startsWith("redis")) {
+				names.add(meter);
+			}
+		}
+		return names;
+	}
+
+	private static String get(String url) {
+		try {
+			HttpResponse<String> response = HttpClient.newHttpClient()
+				.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
+						HttpResponse.BodyHandlers.ofString());
+			return response.body();
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("Could not read " + url, ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted reading " + url, ex);
+		}
+	}
+
+	private static void awaitUp(String url, Process app, Observation observation) {
 		HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
-		long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-		while (System.nanoTime() < deadline) {
+		long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+		while (System.nanoTime() - deadline < 0) {
 			if (!app.isAlive()) {
-				throw new IllegalStateException("The sample app exited with " + app.exitValue()
-						+ "; see ratelimit-benchmarks-sample.log in " + System.getProperty("java.io.tmpdir"));
+				throw new IllegalStateException("The sample app exited with " + app.exitValue() + "; see "
+						+ logFile(observation));
 			}
 			try {
 				HttpResponse<Void> response = client.send(HttpRequest.newBuilder(URI.create(url)).build(),
@@ -155,27 +258,21 @@ final class HttpOverhead {
 				Thread.currentThread().interrupt();
 				throw new IllegalStateException("Interrupted waiting for the sample app", ex);
 			}
-			sleep(250);
+			try {
+				Thread.sleep(250);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException("Interrupted waiting for the sample app", ex);
+			}
 		}
-		throw new IllegalStateException("The sample app did not answer " + url + " within 90 s");
+		throw new IllegalStateException("The sample app did not answer " + url + " within 120 s; see "
+				+ logFile(observation));
 	}
 
-	private static void sleep(long millis) {
-		try {
-			Thread.sleep(millis);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-	}
-
-	private static int freePort() {
-		try (ServerSocket socket = new ServerSocket(0)) {
-			return socket.getLocalPort();
-		}
-		catch (IOException ex) {
-			throw new IllegalStateException("No free port", ex);
-		}
+	private static File logFile(Observation observation) {
+		return new File(System.getProperty("java.io.tmpdir"),
+				"ratelimit-benchmarks-sample-observation-" + observation.name().toLowerCase() + ".log");
 	}
 
 	private static String javaBin() {
@@ -183,43 +280,117 @@ final class HttpOverhead {
 	}
 
 	/**
+	 * Whether Spring Boot observes every Lettuce command of the app.
+	 */
+	enum Observation {
+
+		/** As shipped: {@code LettuceObservationAutoConfiguration} applies. */
+		ON("on"),
+
+		/** {@code LettuceObservationAutoConfiguration} excluded. */
+		OFF("off");
+
+		private final String label;
+
+		Observation(String label) {
+			this.label = label;
+		}
+
+		String label() {
+			return this.label;
+		}
+
+	}
+
+	/**
+	 * One app and path.
+	 *
+	 * @param observation the app
+	 * @param limited whether the path is the limited one
+	 */
+	record Variant(Observation observation, boolean limited) {
+
+	}
+
+	/**
 	 * One wrk run.
 	 *
+	 * @param round the round, from 0 (-1 for a warm-up)
+	 * @param observation which app
 	 * @param limited whether it hit the limited path
 	 * @param requestsPerSecond throughput
 	 * @param p50Millis median latency
 	 * @param p99Millis 99th percentile latency
 	 * @param non2xx responses that were not 2xx or 3xx
+	 * @param requests the requests wrk completed
+	 * @param appCpuSeconds CPU seconds the sample app's process used meanwhile (NaN where unknown)
+	 * @param clientCpuBusy how busy the CPU of wrk and the app was, every process counted (NaN when not pinned)
 	 */
-	record Run(boolean limited, double requestsPerSecond, double p50Millis, double p99Millis, long non2xx) {
+	record Run(int round, Observation observation, boolean limited, double requestsPerSecond, double p50Millis,
+			double p99Millis, long non2xx, long requests, double appCpuSeconds, double clientCpuBusy) {
+
+		/**
+		 * The sample app's CPU per request.
+		 * @return microseconds
+		 */
+		double appCpuMicrosPerRequest() {
+			return (this.requests > 0) ? this.appCpuSeconds * 1e6 / this.requests : Double.NaN;
+		}
 
 	}
 
 	/**
-	 * Every measured run, in the order run.
+	 * Every measured run, in the order run, and which Lettuce meters each app showed.
 	 *
 	 * @param runs the runs
+	 * @param lettuceMeters per app, the names of its meters that speak of Lettuce or Redis commands
 	 */
-	record Result(List<Run> runs) {
+	record Result(List<Run> runs, Map<Observation, List<String>> lettuceMeters) {
 
-		double meanRate(boolean limited) {
-			return mean(limited, Run::requestsPerSecond);
+		/**
+		 * Limited over unlimited requests per second of one app, round by round.
+		 */
+		Spread limitedOverUnlimited(Observation observation) {
+			List<Double> ratios = new ArrayList<>();
+			for (int round : rounds()) {
+				ratios.add(run(round, observation, true).requestsPerSecond()
+						/ run(round, observation, false).requestsPerSecond());
+			}
+			return Spread.of(ratios);
 		}
 
-		double meanP50(boolean limited) {
-			return mean(limited, Run::p50Millis);
+		/**
+		 * One path's requests per second without Lettuce observation over with it, round by round.
+		 */
+		Spread offOverOn(boolean limited) {
+			List<Double> ratios = new ArrayList<>();
+			for (int round : rounds()) {
+				ratios.add(run(round, Observation.OFF, limited).requestsPerSecond()
+						/ run(round, Observation.ON, limited).requestsPerSecond());
+			}
+			return Spread.of(ratios);
 		}
 
-		double meanP99(boolean limited) {
-			return mean(limited, Run::p99Millis);
+		Spread spread(Observation observation, boolean limited, ToDoubleFunction<Run> value) {
+			return Spread.of(this.runs.stream()
+				.filter((run) -> run.observation() == observation && run.limited() == limited)
+				.map(value::applyAsDouble)
+				.toList());
 		}
 
 		long non2xx() {
 			return this.runs.stream().mapToLong(Run::non2xx).sum();
 		}
 
-		private double mean(boolean limited, ToDoubleFunction<Run> value) {
-			return this.runs.stream().filter((run) -> run.limited() == limited).mapToDouble(value).average().orElse(0);
+		private List<Integer> rounds() {
+			return this.runs.stream().map(Run::round).distinct().sorted().toList();
+		}
+
+		private Run run(int round, Observation observation, boolean limited) {
+			return this.runs.stream()
+				.filter((run) -> run.round() == round && run.observation() == observation && run.limited() == limited)
+				.findFirst()
+				.orElseThrow();
 		}
 
 	}

@@ -1,82 +1,295 @@
 package io.github.ratelimit.benchmarks;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import io.github.ratelimit.benchmarks.DecisionBenchmark.Kind;
+import io.github.ratelimit.core.Algorithm;
+
 /**
- * Why a target can be missed on the machine the run measured, and what would close it: the report prints the note of
- * every target the run missed.
+ * Why a target was missed and what would close it, written from the run's own numbers: which resource was
+ * saturated, what each contender spent per decision, and how much less ours would have to spend.
  */
 final class MissNotes {
 
-	static final String CONTEXT = """
-			Context for every number above: the run shares two CPUs between Redis (single-threaded), the client JVM, \
-			redis-benchmark or wrk and, for HTTP, the sample app, on a machine where other builds run too (see the \
-			load average). Redis' own thread is the bottleneck of every decision benchmark, so CPU that a client uses \
-			is CPU Redis does not get; production has the application and Redis on different cores or machines.
+	private final Results results;
 
-			How far to trust one run: on this machine, repeated runs moved single cells by up to 2x (gcra at 64 \
-			threads made 15,012 decisions/s in a trial run at a load of 9 to 14, and half that in another), and the \
-			HTTP p99 values (tens to hundreds of ms) are scheduling delays of a busy machine, far above the 1 ms the \
-			target speaks of: a p99 target met or missed here says little. A shortfall smaller than that spread is \
-			within noise. What would make the numbers firm: several runs (five or more, reporting the median) on a \
-			quiet or dedicated machine, with Redis pinned to its own core.""";
+	MissNotes(Results results) {
+		this.results = results;
+	}
 
-	private MissNotes() {
+	String oursVsPlain(Algorithm algorithm, int threads, Spread ratio, double target) {
+		CellCost ours = cost(Kind.OURS, algorithm, threads);
+		CellCost plain = cost(Kind.PLAIN_LETTUCE, algorithm, threads);
+		Spread perCpu = this.results.decisions.cpuRatio(new DecisionBenchmark.Cell(Kind.OURS, algorithm, threads),
+				new DecisionBenchmark.Cell(Kind.PLAIN_LETTUCE, algorithm, threads));
+		StringBuilder note = new StringBuilder();
+		note.append(header("Ours vs plain Lettuce, " + algorithm.id() + ", " + threads(threads), ratio, target));
+		note.append(saturation(ours, plain, "plain Lettuce"));
+		note.append(" Client CPU per decision: ours ").append(micros(ours.clientCpuMicros())).append(", plain Lettuce ")
+			.append(micros(plain.clientCpuMicros())).append(" (our code ")
+			.append(signedMicros(ours.clientCpuMicros() - plain.clientCpuMicros())).append(", ")
+			.append(signedPercent(ours.clientCpuMicros() / plain.clientCpuMicros() - 1))
+			.append("); Redis CPU per decision: ours ").append(micros(ours.redisCpuMicros())).append(", plain ")
+			.append(micros(plain.redisCpuMicros())).append('.');
+		double redisDifference = ours.redisCpuMicros() / plain.redisCpuMicros() - 1;
+		if (threads == 1 && Math.abs(redisDifference) > 0.25) {
+			note.append(" With one thread both send the same command one at a time, yet Redis spent ")
+				.append(percent(Math.abs(redisDifference))).append(redisDifference > 0 ? " more" : " less")
+				.append(" CPU per decision during ours' intervals: that points at the machine (other processes, "
+						+ "cold caches) disturbing one of the two, not at our client.");
+		}
+		note.append(close(ours, plain, threads, target, "plain Lettuce", perCpu));
+		return note.toString();
+	}
+
+	String oursVsBucket4j(int threads, Spread ratio, double target) {
+		CellCost ours = cost(Kind.OURS, Algorithm.TOKEN_BUCKET, threads);
+		CellCost bucket4j = cost(Kind.BUCKET4J, Algorithm.TOKEN_BUCKET, threads);
+		Spread perCpu = this.results.decisions.cpuRatio(
+				new DecisionBenchmark.Cell(Kind.OURS, Algorithm.TOKEN_BUCKET, threads),
+				new DecisionBenchmark.Cell(Kind.BUCKET4J, Algorithm.TOKEN_BUCKET, threads));
+		StringBuilder note = new StringBuilder();
+		note.append(header("Ours (token-bucket) vs Bucket4j, " + threads(threads), ratio, target));
+		note.append(saturation(ours, bucket4j, "Bucket4j"));
+		note.append(" Per decision, ours spent ").append(micros(ours.clientCpuMicros())).append(" of client CPU and ")
+			.append(micros(ours.redisCpuMicros())).append(" of Redis CPU; Bucket4j ")
+			.append(micros(bucket4j.clientCpuMicros())).append(" and ").append(micros(bucket4j.redisCpuMicros()))
+			.append(". Plain Lettuce sending our script made ")
+			.append(ratio(Kind.PLAIN_LETTUCE, Kind.BUCKET4J, threads).format(Spread::ratio))
+			.append(" Bucket4j's rate in the same runs, the most any client of this script could show here.");
+		note.append(close(ours, bucket4j, threads, target, "Bucket4j", perCpu));
+		return note.toString();
+	}
+
+	String http(HttpOverhead.Observation observation, Spread ratio, double target) {
+		HttpOverhead.Result http = this.results.http;
+		double unlimited = http.spread(observation, false, HttpOverhead.Run::requestsPerSecond).median();
+		double limited = http.spread(observation, true, HttpOverhead.Run::requestsPerSecond).median();
+		double unlimitedCpu = http.spread(observation, false, HttpOverhead.Run::appCpuMicrosPerRequest).median();
+		double limitedCpu = http.spread(observation, true, HttpOverhead.Run::appCpuMicrosPerRequest).median();
+		double addedWall = 1e6 / limited - 1e6 / unlimited;
+		double allowedWall = (1 / target - 1) * 1e6 / unlimited;
+		StringBuilder note = new StringBuilder();
+		note.append(header("HTTP limited vs unlimited, Lettuce observation " + observation.label(), ratio, target));
+		double busy = http.spread(observation, true, HttpOverhead.Run::clientCpuBusy).median();
+		if (Double.isNaN(busy) || busy >= CellCost.SATURATED) {
+			note.append(" wrk and the sample app share one CPU")
+				.append(Double.isNaN(busy) ? "" : ", busy " + percent(busy) + " during the limited runs")
+				.append(", so each request's CPU time sets the rate: a limited request took ")
+				.append(micros(1e6 / limited)).append(" of it, an unlimited one ").append(micros(1e6 / unlimited))
+				.append(", so limiting adds ").append(micros(addedWall)).append(" per request where the target allows ")
+				.append(micros(allowedWall)).append('.');
+		}
+		else {
+			note.append(" The CPU of wrk and the sample app was only ").append(percent(busy))
+				.append(" busy during the limited runs, so waiting (for Redis, for threads) rather than CPU set the "
+						+ "rate: a limited request took ")
+				.append(micros(1e6 / limited)).append(" of wall time per request, an unlimited one ")
+				.append(micros(1e6 / unlimited)).append(", ").append(micros(addedWall))
+				.append(" more where the target allows ").append(micros(allowedWall)).append('.');
+		}
+		if (!Double.isNaN(limitedCpu)) {
+			note.append(" Of that, the sample app's own process spent ").append(micros(limitedCpu - unlimitedCpu))
+				.append(" more per limited request (").append(micros(limitedCpu)).append(" against ")
+				.append(micros(unlimitedCpu)).append(")");
+			CellCost decision = cost(Kind.OURS, Algorithm.TOKEN_BUCKET, 16);
+			note.append("; one decision of our backend alone used ").append(micros(decision.clientCpuMicros()))
+				.append(" of client CPU in the decision benchmark (token-bucket, 16 threads), so about ")
+				.append(micros(limitedCpu - unlimitedCpu - decision.clientCpuMicros()))
+				.append(" per request is the rest of the limited path (filter, key, headers, metrics")
+				.append(observation == HttpOverhead.Observation.ON ? ", Boot's observation of the Redis command" : "")
+				.append(").");
+		}
+		if (observation == HttpOverhead.Observation.ON) {
+			double offLimited = http.spread(HttpOverhead.Observation.OFF, true, HttpOverhead.Run::requestsPerSecond)
+				.median();
+			double offUnlimited = http.spread(HttpOverhead.Observation.OFF, false,
+					HttpOverhead.Run::requestsPerSecond).median();
+			double offAdded = 1e6 / offLimited - 1e6 / offUnlimited;
+			Spread offOverOn = http.offOverOn(true);
+			note.append(" With Boot's Lettuce observation off, limiting added ").append(micros(offAdded))
+				.append(" per request");
+			if (offOverOn.min() <= 1 && offOverOn.max() >= 1) {
+				note.append(", but the rounds disagree on which app's limited path was faster (off / on ")
+					.append(offOverOn.format(Spread::ratio)).append("; even the unlimited path, which sends no Redis "
+							+ "command, measured ")
+					.append(http.offOverOn(false).format(Spread::ratio))
+					.append("): this run cannot tell the observation's cost from noise.");
+			}
+			else {
+				note.append(": the observation costs ").append(micros(addedWall - offAdded))
+					.append(" of each limited request (off / on limited requests/s ")
+					.append(offOverOn.format(Spread::ratio)).append(").");
+			}
+		}
+		note.append(" What would close it: ").append(micros(addedWall - allowedWall))
+			.append(" less CPU per limited request on the app's side");
+		note.append('.');
+		return note.toString();
+	}
+
+	String usecPerCall(Algorithm algorithm, Spread usec, double target) {
+		DecisionBenchmark.Decisions decisions = this.results.decisions;
+		Map<String, Spread> commands = decisions.usecByCommand(Kind.OURS, algorithm);
+		double inCommands = commands.values().stream().mapToDouble(Spread::median).sum();
+		double lua = usec.median() - inCommands;
+		double gap = usec.median() - target;
+		List<String> parts = new ArrayList<>();
+		commands.forEach((name, spread) -> parts.add(name.toUpperCase(Locale.ROOT) + " " + micros(spread.median())));
+		StringBuilder note = new StringBuilder();
+		note.append("**Redis time per ").append(algorithm.id()).append(" decision: ")
+			.append(usec.format(MissNotes::micros)).append(" (target at most ").append(micros(target)).append(").** ");
+		note.append("Of each call, the commands the script calls took ").append(micros(inCommands)).append(" (")
+			.append(String.join(", ", parts)).append("), leaving ").append(micros(lua))
+			.append(" for the rest: the Lua interpreter running the script (reading ARGV, arithmetic, building the "
+					+ "reply) and Redis' scripting machinery around it.");
+		Spread plain = decisions.usecPerScriptCall(Kind.PLAIN_LETTUCE, algorithm);
+		if (plain.count() > 0) {
+			note.append(" Plain Lettuce's calls of the same script took ").append(micros(plain.median()));
+			if (Math.abs(plain.median() / usec.median() - 1) < 0.2) {
+				note.append(", about the same: this is the script's cost, not our client's");
+			}
+			note.append('.');
+		}
+		Spread busy = decisions.spread(Kind.OURS, algorithm, Measurement::redisCpuBusy);
+		Spread own = decisions.spread(Kind.OURS, algorithm, Measurement::redisCpuShare);
+		if (busy.median() - own.median() > 0.2) {
+			note.append(" These are wall-clock microseconds inside the call: over the same intervals Redis' CPU was busy ")
+				.append(percent(busy.median())).append(", Redis itself ").append(percent(own.median()))
+				.append(" of it, so other processes held that CPU part of the time and a call they interrupted counts "
+						+ "their time too; the least disturbed run measured ")
+				.append(micros(usec.min())).append('.');
+		}
+		note.append(" What would close it: ").append(micros(gap)).append(" less per call, which is ");
+		if (gap <= lua) {
+			note.append(percent(gap / lua)).append(" of that rest: less work in the script's Lua per call would do.");
+		}
+		else {
+			note.append("more than all of that rest: the commands themselves would have to get cheaper or fewer.");
+		}
+		return note.toString();
+	}
+
+	String memory(String algorithm, MemoryPerKey.Result memory, double target) {
+		int keyLength = memory.exampleKey().length();
+		double over = memory.memoryUsage() - target;
+		return "**Memory per " + algorithm + " key: " + String.format(Locale.ROOT, "%.0f", memory.memoryUsage())
+				+ " bytes (target at most " + String.format(Locale.ROOT, "%.0f", target) + ").** The key's name alone, `"
+				+ memory.exampleKey() + "`, is " + keyLength + " bytes of it. What would close it: "
+				+ String.format(Locale.ROOT, "%.0f", over) + " bytes less, for instance a name that much shorter "
+				+ "(`ratelimit.key-prefix`, the policy name).";
+	}
+
+	String denyCache(DenyCacheCalls.Result cached, double target) {
+		double floor = cached.allowed() / (double) cached.denied();
+		return "**Deny cache: " + String.format(Locale.ROOT, "%.4f", cached.callsPerDenied())
+				+ " Redis calls per denied request (target at most " + target + ").** Each of the " + cached.allowed()
+				+ " clients costs at least one call to be denied before the cache can answer for it, so this workload "
+				+ "cannot go below " + String.format(Locale.ROOT, "%.4f", floor) + "; the calls beyond that are the "
+				+ "cache's one-second answers running out. What would close it: more denied requests per client.";
+	}
+
+	private CellCost cost(Kind kind, Algorithm algorithm, int threads) {
+		return CellCost.of(this.results.decisions, kind, algorithm, threads);
+	}
+
+	private Spread ratio(Kind numerator, Kind denominator, int threads) {
+		return this.results.decisions.ratio(new DecisionBenchmark.Cell(numerator, Algorithm.TOKEN_BUCKET, threads),
+				new DecisionBenchmark.Cell(denominator, Algorithm.TOKEN_BUCKET, threads));
+	}
+
+	private static String header(String what, Spread ratio, double target) {
+		return "**" + what + ": " + ratio.format(Spread::ratio) + " (target " + Spread.ratio(target) + ", "
+				+ percent(1 - ratio.median() / target) + " short).**";
 	}
 
 	/**
-	 * The targets of the benchmarks issue.
+	 * Which resource bounded a cell, from how busy each CPU was.
 	 */
-	enum Target {
-
-		CEILING("**Ours vs redis-benchmark.** Why: redis-benchmark is one small C event loop; our client is a JVM with "
-				+ "64 threads, Reactor and Lettuce's event loop, and on two shared CPUs it takes CPU away from Redis, "
-				+ "which is the bottleneck. Lettuce does pipeline the 64 threads' commands on one connection, which is "
-				+ "why ours matches or beats the ceiling on other runs. What would close it: Redis on a core of its "
-				+ "own (`taskset`) or another machine, as in production; less client CPU per decision (see the HTTP note)."),
-
-		BUCKET4J("**Ours vs Bucket4j (1.5x).** Bucket4j's Lettuce proxy manager is compare-and-swap: a `GET`, then "
-				+ "an `EVAL` that sends its whole script text every call; ours is one `EVALSHA`. Where round trips "
-				+ "dominate (an idle machine, a network between app and Redis) that is about half the work per "
-				+ "decision. Why it is missed here: with client and Redis sharing two CPUs, both are limited by CPU "
-				+ "rather than round trips, and our script does more Lua work per call (exact integer refill with "
-				+ "`gcd`, `TIME`, multi-limit bookkeeping; see the usec_per_call table) than Bucket4j's small scripts. "
-				+ "What would close it: a run where Redis has its own core; a cheaper script (pass the per-limit "
-				+ "rate and unit computed once in Java instead of `gcd` on every call)."),
-
-		HTTP_THROUGHPUT("**HTTP throughput (0.8x).** Each limited request pays one Redis decision on the request "
-				+ "thread: client CPU (Lettuce encode and decode, Reactor's `Mono.block` hand-off between the Tomcat "
-				+ "thread and Lettuce's event loop, the Micrometer timer, the headers) plus the script's time in Redis, "
-				+ "all on the same two CPUs as Tomcat and wrk. `/api/unlimited` does no work at all, so this is the "
-				+ "largest relative overhead any endpoint can show; the one-thread column of the decisions table "
-				+ "(ours at 1 thread against redis-benchmark at 1 connection) shows the same per-call client cost. "
-				+ "What would close it: wrk and Redis on other cores than the app (as in production); a cheaper "
-				+ "blocking path to Redis (Lettuce's synchronous API with its own command timeout instead of "
-				+ "`Mono.block`); measuring an endpoint that does real work."),
-
-		HTTP_LATENCY("**HTTP p99 (+1 ms).** The added p99 is the Redis round trip plus scheduling delay: with wrk, "
-				+ "Tomcat's threads, Lettuce's event loop and Redis competing for two busy CPUs, a thread waiting for "
-				+ "Redis' answer often waits for a CPU too, and that wait lands in the tail. What would close it: the "
-				+ "same as for HTTP throughput; on an idle machine with Redis on its own core the round trip is tens "
-				+ "of microseconds."),
-
-		DENY_CACHE("**Deny cache (0.01 calls per denial).** The cache answers a client's repeated requests only "
-				+ "after Redis has denied it once, so the workload's ratio is at least one call per client over the "
-				+ "denials per client. What would close it: more denied requests per client (real abusive clients "
-				+ "send many)."),
-
-		MEMORY("**Memory per key.** `MEMORY USAGE` counts the key's name (prefix, policy, fingerprint, client, "
-				+ "limit index) and Redis' object overhead, not only the value. What would close it: a shorter "
-				+ "`ratelimit.key-prefix`, shorter policy names, or a shorter fingerprint.");
-
-		private final String note;
-
-		Target(String note) {
-			this.note = note;
+	private static String saturation(CellCost ours, CellCost other, String otherName) {
+		StringBuilder text = new StringBuilder(" In this cell, with ours, the clients' CPU was busy ")
+			.append(busy(ours.clientCpuBusy(), ours.clientCpuShare(), "the benchmark JVM"))
+			.append(" and Redis' CPU ").append(busy(ours.redisCpuBusy(), ours.redisCpuShare(), "Redis"))
+			.append(" (with ").append(otherName).append(": ")
+			.append(busy(other.clientCpuBusy(), other.clientCpuShare(), "the JVM")).append("; ")
+			.append(busy(other.redisCpuBusy(), other.redisCpuShare(), "Redis")).append("): ");
+		if (ours.clientBound()) {
+			text.append("the clients' CPU set the rate.");
 		}
-
-		String note() {
-			return this.note;
+		else if (ours.redisBound()) {
+			text.append("Redis' CPU set the rate.");
 		}
+		else {
+			text.append("neither CPU was saturated, so each thread's wait for its answer set the rate.");
+		}
+		return text.toString();
+	}
 
+	private static String busy(double all, double ours, String who) {
+		if (Double.isNaN(all)) {
+			return percent(ours) + " by " + who;
+		}
+		return percent(all) + ", " + percent(ours) + " of it " + who;
+	}
+
+	/**
+	 * What would close a ratio target's miss: decisions per client CPU-second tell whether our code costs too much
+	 * CPU; if it does not, the busy CPUs tell what else was short.
+	 */
+	private static String close(CellCost ours, CellCost other, int threads, double target, String otherName,
+			Spread perCpu) {
+		StringBuilder text = new StringBuilder(" Per client CPU-second ours made ").append(perCpu.format(Spread::ratio))
+			.append(" of ").append(otherName).append("'s decisions, the ratio the rates would show had both had the "
+					+ "same CPU.");
+		if (perCpu.median() < target) {
+			double allowed = other.clientCpuMicros() / target;
+			return text.append(" What would close it: ours at or below ").append(micros(allowed))
+				.append(" of client CPU per decision, ").append(micros(ours.clientCpuMicros() - allowed))
+				.append(" less than now.")
+				.toString();
+		}
+		text.append(" That meets the target, so our code's CPU is not what fell short: ");
+		if (ours.clientBound()) {
+			text.append("the clients' CPU set the rate, and the benchmark JVM got ")
+				.append(percent(ours.clientCpuShare())).append(" of it in ours' intervals against ")
+				.append(percent(other.clientCpuShare())).append(" in ").append(otherName)
+				.append("'s, other processes taking the rest.");
+		}
+		else if (ours.redisBound()) {
+			text.append("Redis' CPU set the rate, and Redis got ").append(percent(ours.redisCpuShare()))
+				.append(" of it in ours' intervals against ").append(percent(other.redisCpuShare())).append(" in ")
+				.append(otherName).append("'s, other processes taking the rest.");
+		}
+		else {
+			text.append("each thread waited ").append(micros(ours.latencyMicros(threads)))
+				.append(" per decision with ours against ").append(micros(other.latencyMicros(threads)))
+				.append(" with ").append(otherName).append(", time spent waiting rather than working.");
+		}
+		return text.append(" What would close it: a run on CPUs no other process uses (see the load average).")
+			.toString();
+	}
+
+	static String threads(int threads) {
+		return threads + ((threads == 1) ? " thread" : " threads");
+	}
+
+	static String micros(double micros) {
+		return String.format(Locale.ROOT, "%.1f µs", micros);
+	}
+
+	static String signedMicros(double micros) {
+		return String.format(Locale.ROOT, "%+.1f µs", micros);
+	}
+
+	static String signedPercent(double share) {
+		return String.format(Locale.ROOT, "%+.0f%%", 100 * share);
+	}
+
+	static String percent(double share) {
+		return String.format(Locale.ROOT, "%.0f%%", 100 * share);
 	}
 
 }

@@ -12,37 +12,44 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 /**
  * Our Redis backend on a Lettuce connection factory as Spring Boot configures it: one native connection shared by
- * every thread, so Lettuce pipelines their commands. Connected, with its script loaded, once constructed.
+ * every thread, so Lettuce pipelines their commands. Started (connected, scripts loaded) once constructed.
  */
 final class OurLimiter implements Contender {
 
-	/**
-	 * A limit the load never reaches (a client gets a few hundred decisions in a whole run), whose keys outlive the
-	 * gap between two decisions of one client, so decisions read and update existing state as under real limits.
-	 */
-	static final String LIMIT = "100000/1d";
+	/** The namespace of every key the benchmarks write, as the starter's default. */
+	static final String KEY_PREFIX = "ratelimit";
 
-	/** The same limit as the script arguments redis-benchmark sends: capacity, period in microseconds. */
-	static final String[] LIMIT_ARGUMENTS = { "100000", "86400000000" };
+	/** The policy name of the decision benchmarks. */
+	static final String POLICY = "api";
+
+	/**
+	 * A limit the load never reaches (a client gets a few hundred decisions in a whole run) and whose keys outlive
+	 * the whole run (each permit taken keeps a key for 86.4 s), so decisions read and update existing state, as for
+	 * clients that keep coming.
+	 */
+	static final String LIMIT = "100000/100d";
 
 	private final LettuceConnectionFactory connectionFactory;
+
+	private final RedisRateLimiterBackend backend;
 
 	private final RateLimiter limiter;
 
 	private final String[] clients;
 
-	OurLimiter(String host, int port, Algorithm algorithm) {
-		this(host, port, algorithm, LIMIT);
+	OurLimiter(OwnRedis redis, Algorithm algorithm) {
+		this(redis, policy(algorithm, LIMIT));
 	}
 
-	OurLimiter(String host, int port, Algorithm algorithm, String limit) {
-		this.connectionFactory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port));
+	OurLimiter(OwnRedis redis, Policy policy) {
+		this.connectionFactory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(redis.host(), redis.port()));
 		this.connectionFactory.afterPropertiesSet();
 		this.connectionFactory.start();
-		this.limiter = new RedisRateLimiterBackend(this.connectionFactory, "ratelimit", Duration.ofSeconds(5))
-			.create(Policy.of("api", algorithm, limit));
+		this.backend = new RedisRateLimiterBackend(this.connectionFactory, KEY_PREFIX, Duration.ofSeconds(5));
+		this.backend.start();
+		this.limiter = this.backend.create(policy);
 		this.clients = clients();
-		decide(0);
 	}
 
 	@Override
@@ -52,7 +59,17 @@ final class OurLimiter implements Contender {
 
 	@Override
 	public void close() {
+		this.backend.close();
 		this.connectionFactory.destroy();
+	}
+
+	@Override
+	public String toString() {
+		return "ours, " + this.limiter.policy().algorithm().id();
+	}
+
+	static Policy policy(Algorithm algorithm, String limit) {
+		return Policy.of(POLICY, algorithm, limit);
 	}
 
 	/**

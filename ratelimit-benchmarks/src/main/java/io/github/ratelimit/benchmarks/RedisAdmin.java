@@ -2,8 +2,6 @@ package io.github.ratelimit.benchmarks;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -17,12 +15,10 @@ import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
 
 /**
- * What the benchmarks ask Redis about itself: command statistics, memory, scripts.
+ * What the benchmarks ask their own Redis about itself: command statistics, CPU, memory. It connects only to a
+ * server the benchmarks started ({@link OwnRedis}), since it flushes it.
  */
 final class RedisAdmin implements AutoCloseable {
-
-	private static final Pattern EVALSHA = Pattern
-		.compile("cmdstat_evalsha:calls=(\\d+),usec=(\\d+),usec_per_call=([0-9.]+)");
 
 	private final RedisClient client;
 
@@ -30,8 +26,8 @@ final class RedisAdmin implements AutoCloseable {
 
 	private final RedisCommands<String, String> redis;
 
-	RedisAdmin(String host, int port) {
-		this.client = RedisClient.create(RedisURI.create(host, port));
+	RedisAdmin(OwnRedis server) {
+		this.client = RedisClient.create(RedisURI.create(server.host(), server.port()));
 		this.connection = this.client.connect();
 		this.redis = this.connection.sync();
 	}
@@ -40,20 +36,12 @@ final class RedisAdmin implements AutoCloseable {
 		return infoField("server", "redis_version");
 	}
 
-	void resetStats() {
-		this.redis.configResetstat();
-	}
-
 	/**
-	 * EVALSHA's calls and server time since the last reset.
-	 * @return the statistics, zero when EVALSHA was not called
+	 * Command statistics and CPU time now.
+	 * @return the snapshot
 	 */
-	ScriptStats evalsha() {
-		Matcher matcher = EVALSHA.matcher(this.redis.info("commandstats"));
-		if (!matcher.find()) {
-			return new ScriptStats(0, 0);
-		}
-		return new ScriptStats(Long.parseLong(matcher.group(1)), Double.parseDouble(matcher.group(3)));
+	RedisStats stats() {
+		return RedisStats.parse(this.redis.info("commandstats"), this.redis.info("cpu"));
 	}
 
 	long usedMemory() {
@@ -81,10 +69,6 @@ final class RedisAdmin implements AutoCloseable {
 		return keys.hasNext() ? keys.next() : "";
 	}
 
-	String scriptLoad(String script) {
-		return this.redis.scriptLoad(script);
-	}
-
 	void flushAll() {
 		this.redis.flushall();
 	}
@@ -102,16 +86,6 @@ final class RedisAdmin implements AutoCloseable {
 	public void close() {
 		this.connection.close();
 		this.client.shutdown();
-	}
-
-	/**
-	 * EVALSHA as INFO commandstats counts it.
-	 *
-	 * @param calls the calls
-	 * @param usecPerCall server time per call in microseconds
-	 */
-	record ScriptStats(long calls, double usecPerCall) {
-
 	}
 
 }

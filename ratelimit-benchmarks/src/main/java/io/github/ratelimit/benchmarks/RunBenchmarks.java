@@ -6,25 +6,25 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Consumer;
 
 import io.github.ratelimit.core.Algorithm;
-import io.github.ratelimit.redis.RedisRateLimiterBackend;
-import redis.embedded.RedisServer;
+import org.jspecify.annotations.Nullable;
 
 /**
- * Runs every benchmark against one Redis server and writes {@code benchmarks.md} and {@code benchmarks-throughput.png}.
+ * Runs every benchmark against a {@code redis-server} it starts itself and writes {@code benchmarks.md} and
+ * {@code benchmarks-throughput.png}.
  * <p>
- * Arguments: {@code <docs directory> <sample-app jar>}. System properties {@code benchmark.warmup} and
- * {@code benchmark.measure} (seconds, default 1 and 3) size each decision run.
+ * Arguments: {@code <docs directory> <sample-app jar>}. System properties (set by {@code run.sh}):
+ * {@code benchmark.redisServer} (the binary), {@code benchmark.redisCpu} and {@code benchmark.clientCpu} (the
+ * pinning; this JVM must already run on the client CPU), {@code benchmark.command} and
+ * {@code benchmark.loadBeforeBuild} (for the report), and those of {@link Settings}.
  */
 public final class RunBenchmarks {
 
-	static final List<Integer> THREADS = List.of(1, 16, 64);
-
 	static final String HOST = "127.0.0.1";
 
-	/** Fresh clients whose keys the memory benchmark measures. */
-	static final int MEMORY_CLIENTS = 1_000;
+	private static final long STARTED = System.nanoTime();
 
 	private RunBenchmarks() {
 	}
@@ -35,97 +35,85 @@ public final class RunBenchmarks {
 		}
 		Path docs = Path.of(args[0]);
 		String sampleJar = args[1];
-		Duration warmUp = Duration.ofMillis(Math.round(1000 * Double.parseDouble(System.getProperty("benchmark.warmup", "1"))));
-		Duration measure = Duration.ofMillis(Math.round(1000 * Double.parseDouble(System.getProperty("benchmark.measure", "3"))));
-		int port = freePort();
-		RedisServer server = RedisServer.newRedisServer()
-			.port(port)
-			.bind(HOST)
-			.setting("save \"\"")
-			.setting("appendonly no")
-			.onShutdownForceStop(true)
-			.build();
-		server.start();
-		Environment environment = Environment.now();
-		try (RedisAdmin redis = new RedisAdmin(HOST, port)) {
-			Results results = new Results();
-			String redisVersion = redis.version();
-			DecisionLoad load = new DecisionLoad(warmUp, measure);
-			log("Redis " + redisVersion + " on port " + port + "; JIT warm-up");
-			try (Contender warm = new OurLimiter(HOST, port, Algorithm.TOKEN_BUCKET)) {
-				load.run(warm, 16);
-			}
-			decisions(results, redis, load, port, measure);
-			log("memory per key");
-			memory(results, redis, port, MEMORY_CLIENTS);
-			log("deny cache");
-			results.denyCache.put(true, DenyCacheCalls.measure(HOST, port, redis, true, 100, 200));
-			results.denyCache.put(false, DenyCacheCalls.measure(HOST, port, redis, false, 100, 200));
-			redis.flushAll();
-			http(results, sampleJar, port);
-			environment = environment.finished(redisVersion);
+		Settings settings = Settings.fromSystemProperties();
+		CpuPinning pinning = CpuPinning.fromSystemProperties();
+		String executable = System.getProperty("benchmark.redisServer", "redis-server");
+		Environment environment = Environment.now(
+				System.getProperty("benchmark.command", "ratelimit-benchmarks/run.sh"),
+				System.getProperty("benchmark.loadBeforeBuild", "unknown"), pinning,
+				Processes.firstLine(List.of(executable, "--version")));
+		try (RedisServerProcess server = RedisServerProcess.start(executable, pinning);
+				RedisAdmin redis = new RedisAdmin(server)) {
+			String version = redis.version();
+			log("Redis " + version + " on port " + server.port() + "; pinning: " + pinning.describe());
+			Results results = measure(server, redis, settings, pinning, tool("redis-benchmark"), sampleJar,
+					RunBenchmarks::log);
+			environment = environment.finished(version);
 			Files.createDirectories(docs);
 			ThroughputChart.write(BenchmarkReport.chartSeries(results), docs.resolve("benchmarks-throughput.png"));
-			Files.writeString(docs.resolve("benchmarks.md"), new BenchmarkReport(results, environment, warmUp, measure)
-				.markdown());
+			Files.writeString(docs.resolve("benchmarks.md"),
+					new BenchmarkReport(results, environment, settings).markdown());
 			log("wrote " + docs.resolve("benchmarks.md") + " and " + docs.resolve("benchmarks-throughput.png"));
 		}
-		finally {
-			server.stop();
-		}
 	}
 
-	private static void decisions(Results results, RedisAdmin redis, DecisionLoad load, int port, Duration measure) {
-		RedisBenchmarkTool ceiling = tool("redis-benchmark") ? new RedisBenchmarkTool(HOST, port) : null;
-		if (ceiling == null) {
-			results.ceilingSkipped = "redis-benchmark is not installed (apt-get install redis-tools)";
+	/**
+	 * Runs every benchmark on a Redis server the caller started.
+	 * @param server the server, flushed and filled at will
+	 * @param redis an admin connection to it
+	 * @param settings how long and how often
+	 * @param pinning where external tools and the sample apps run
+	 * @param redisBenchmark whether to run redis-benchmark
+	 * @param sampleJar the sample app jar, or {@code null} to skip the HTTP benchmark
+	 * @param log progress
+	 * @return the results
+	 */
+	static Results measure(OwnRedis server, RedisAdmin redis, Settings settings, CpuPinning pinning,
+			boolean redisBenchmark, @Nullable String sampleJar, Consumer<String> log) {
+		DecisionLoad load = new DecisionLoad(settings.warmUp(), settings.measure(), pinning);
+		RedisBenchmarkTool tool = redisBenchmark ? new RedisBenchmarkTool(server, pinning) : null;
+		Results results = new Results(new DecisionBenchmark(server, redis, load, DecisionBenchmark.THREADS, tool,
+				settings.prime(), log).run(settings.runs()));
+		if (tool == null) {
+			results.redisBenchmarkSkipped = "redis-benchmark is not installed (apt-get install redis-tools)";
 		}
-		for (int threads : THREADS) {
-			for (Algorithm algorithm : Algorithm.values()) {
-				log(algorithm.id() + ", " + threads + " threads");
-				redis.resetStats();
-				try (Contender ours = new OurLimiter(HOST, port, algorithm)) {
-					Results.row(results.ours, algorithm).put(threads, load.run(ours, threads));
-				}
-				Results.row(results.ourUsecPerCall, algorithm).put(threads, redis.evalsha().usecPerCall());
-				if (ceiling != null) {
-					String sha = redis.scriptLoad(RedisRateLimiterBackend.script(algorithm).getScriptAsString());
-					redis.resetStats();
-					Results.row(results.ceiling, algorithm).put(threads, ceiling.run("ratelimit:bench-" + algorithm.id(),
-							sha, threads, measure.toMillis() / 1000.0));
-					Results.row(results.ceilingUsecPerCall, algorithm).put(threads, redis.evalsha().usecPerCall());
-				}
-			}
-			log("Bucket4j, " + threads + " threads");
-			try (Contender bucket4j = new Bucket4jLimiter(HOST, port)) {
-				results.bucket4j.put(threads, load.run(bucket4j, threads));
-			}
+		redis.flushAll();
+		log.accept("memory per key");
+		memory(results, server, redis, settings.memoryClients());
+		log.accept("deny cache");
+		for (boolean cacheOn : List.of(true, false)) {
+			results.denyCache.put(cacheOn, DenyCacheCalls.measure(server, redis, cacheOn, settings.denyCacheClients(),
+					settings.denyCacheRequests()));
 		}
+		redis.flushAll();
+		if (sampleJar == null) {
+			results.httpSkipped = "not asked for";
+		}
+		else if (!tool("wrk")) {
+			results.httpSkipped = "wrk is not installed (apt-get install wrk)";
+		}
+		else if (!Files.isRegularFile(Path.of(sampleJar))) {
+			results.httpSkipped = "the sample app jar " + sampleJar + " was not built";
+		}
+		else {
+			results.http = new HttpOverhead(sampleJar, server, pinning, settings.wrkThreads(),
+					settings.wrkConnections(), settings.httpSeconds(), log)
+				.measure(settings.runs(), settings.httpWarmUps());
+		}
+		return results;
 	}
 
-	static void memory(Results results, RedisAdmin redis, int port, int clients) {
+	private static void memory(Results results, OwnRedis server, RedisAdmin redis, int clients) {
 		for (Algorithm algorithm : Algorithm.values()) {
-			try (Contender ours = new OurLimiter(HOST, port, algorithm, MemoryPerKey.LIMIT)) {
-				results.memory.put(algorithm.id(), MemoryPerKey.measure(redis, clients, ours::decide, "ratelimit:api:*"));
+			try (Contender ours = new OurLimiter(server, OurLimiter.policy(algorithm, MemoryPerKey.LIMIT))) {
+				results.memory.put(algorithm.id(), MemoryPerKey.measure(redis, clients, ours::decide,
+						OurLimiter.KEY_PREFIX + ":" + OurLimiter.POLICY + ":*"));
 			}
 		}
-		try (Contender bucket4j = new Bucket4jLimiter(HOST, port, 100, Duration.ofHours(1))) {
+		try (Contender bucket4j = new Bucket4jLimiter(server, 100, Duration.ofHours(1))) {
 			results.memory.put("Bucket4j", MemoryPerKey.measure(redis, clients, bucket4j::decide, "bucket4j:*"));
 		}
 		redis.flushAll();
-	}
-
-	private static void http(Results results, String sampleJar, int port) {
-		if (!tool("wrk")) {
-			results.httpSkipped = "wrk is not installed (apt-get install wrk)";
-			return;
-		}
-		if (!Files.isRegularFile(Path.of(sampleJar))) {
-			results.httpSkipped = "the sample app jar " + sampleJar + " was not built";
-			return;
-		}
-		log("HTTP: sample app under wrk");
-		results.http = new HttpOverhead(sampleJar, port, 2, 16, 5).measure(3);
 	}
 
 	static boolean tool(String name) {
@@ -143,7 +131,7 @@ public final class RunBenchmarks {
 	}
 
 	private static void log(String message) {
-		System.out.println("[benchmarks] " + message);
+		System.out.println("[benchmarks +" + (System.nanoTime() - STARTED) / 1_000_000_000 + " s] " + message);
 	}
 
 }

@@ -32,7 +32,8 @@ final class ThroughputChart {
 		DefaultCategoryDataset dataset = new DefaultCategoryDataset();
 		series.forEach((name, points) -> points.forEach((threads, rate) -> dataset.addValue(rate, name,
 				Integer.toString(threads))));
-		JFreeChart chart = ChartFactory.createLineChart("Redis decisions per second (limit never reached, 10,000 keys)",
+		JFreeChart chart = ChartFactory.createLineChart(
+				"Decisions per second, median of the runs (10,000 keys, limit never reached)",
 				"client threads (redis-benchmark: connections)", "decisions per second", dataset,
 				PlotOrientation.VERTICAL, true, false, false);
 		chart.getTitle().setFont(new Font(Font.SANS_SERIF, Font.BOLD, 16));

@@ -4,9 +4,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 
+import io.github.ratelimit.benchmarks.DecisionBenchmark.Kind;
 import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.redis.OurScript;
 import io.github.ratelimit.test.TestRedis;
+import io.github.ratelimit.test.TestRedis.EmbeddedRedis;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -15,78 +19,100 @@ import org.junit.jupiter.api.io.TempDir;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Proves the benchmark harness still works: every benchmark runs for a fraction of a second against the test Redis
- * and produces numbers, and the report and chart are written. Asserts no speed.
+ * Proves the benchmark harness still works: every benchmark runs for a fraction of a second and produces numbers,
+ * and the report and chart are written. Asserts no speed. The benchmarks flush Redis and reset its statistics, so
+ * this test starts an embedded Redis server of its own on a free port, whatever {@code REDIS_URL} says.
  */
 class BenchmarksSmokeTests {
 
-	private static final DecisionLoad LOAD = new DecisionLoad(Duration.ofMillis(50), Duration.ofMillis(200));
+	private static final Settings SETTINGS = new Settings(2, Duration.ofMillis(10), Duration.ofMillis(40), false,
+			100, 10, 20, 0, 1, 1, 4);
 
-	private static TestRedis server;
+	private static OwnRedis server;
 
 	private static RedisAdmin redis;
 
 	@BeforeAll
-	static void connect() {
-		server = TestRedis.get();
-		redis = new RedisAdmin(server.host(), server.port());
+	static void startOwnRedis() {
+		EmbeddedRedis embedded = EmbeddedRedis.start(TestRedis.freePort());
+		server = new OwnRedis() {
+
+			@Override
+			public String host() {
+				return "127.0.0.1";
+			}
+
+			@Override
+			public int port() {
+				return embedded.port();
+			}
+
+			@Override
+			public void close() {
+				embedded.stop();
+			}
+
+		};
+		redis = new RedisAdmin(server);
 	}
 
 	@AfterAll
-	static void disconnect() {
-		redis.flushAll();
+	static void stopOwnRedis() {
 		redis.close();
+		server.close();
 	}
 
 	@Test
 	void everyBenchmarkProducesNumbersAndTheReportIsWritten(@TempDir Path docs) throws Exception {
-		Results results = new Results();
-		for (Algorithm algorithm : Algorithm.values()) {
-			redis.resetStats();
-			try (Contender ours = new OurLimiter(server.host(), server.port(), algorithm)) {
-				for (int threads : RunBenchmarks.THREADS) {
-					Throughput throughput = LOAD.run(ours, Math.min(threads, 4));
-					assertThat(throughput.decisions()).isPositive();
-					assertThat(throughput.errors()).isZero();
-					Results.row(results.ours, algorithm).put(threads, throughput);
+		Results results = RunBenchmarks.measure(server, redis, SETTINGS, CpuPinning.none(), false, null,
+				(message) -> {
+				});
+		for (int threads : DecisionBenchmark.THREADS) {
+			for (Algorithm algorithm : Algorithm.values()) {
+				for (Kind kind : List.of(Kind.OURS, Kind.PLAIN_LETTUCE)) {
+					assertThat(results.decisions.of(kind, algorithm, threads)).hasSize(SETTINGS.runs());
 				}
 			}
-			double usecPerCall = redis.evalsha().usecPerCall();
-			assertThat(usecPerCall).isPositive();
-			RunBenchmarks.THREADS.forEach((threads) -> Results.row(results.ourUsecPerCall, algorithm).put(threads,
-					usecPerCall));
+			assertThat(results.decisions.of(Kind.BUCKET4J, Algorithm.TOKEN_BUCKET, threads)).hasSize(SETTINGS.runs());
 		}
-		try (Contender bucket4j = new Bucket4jLimiter(server.host(), server.port())) {
-			for (int threads : RunBenchmarks.THREADS) {
-				Throughput throughput = LOAD.run(bucket4j, Math.min(threads, 4));
-				assertThat(throughput.decisions()).isPositive();
-				results.bucket4j.put(threads, throughput);
+		assertThat(results.decisions.errors()).isZero();
+		for (Algorithm algorithm : Algorithm.values()) {
+			for (Kind kind : List.of(Kind.OURS, Kind.PLAIN_LETTUCE)) {
+				assertThat(results.decisions.usecPerScriptCall(kind, algorithm).median()).isPositive();
 			}
 		}
-		RunBenchmarks.memory(results, redis, server.port(), 100);
+		assertThat(results.decisions.has(Kind.REDIS_BENCHMARK)).isFalse();
 		assertThat(results.memory).hasSize(Algorithm.values().length + 1);
 		assertThat(results.memory.values()).allSatisfy((memory) -> {
 			assertThat(memory.keys()).isEqualTo(100);
 			assertThat(memory.memoryUsage()).isPositive();
 		});
-		DenyCacheCalls.Result cached = DenyCacheCalls.measure(server.host(), server.port(), redis, true, 10, 20);
-		DenyCacheCalls.Result uncached = DenyCacheCalls.measure(server.host(), server.port(), redis, false, 10, 20);
+		DenyCacheCalls.Result cached = results.denyCache.get(true);
+		DenyCacheCalls.Result uncached = results.denyCache.get(false);
 		assertThat(cached.allowed()).isEqualTo(10);
 		assertThat(cached.denied()).isEqualTo(190);
 		assertThat(cached.callsPerDenied()).isLessThan(uncached.callsPerDenied());
 		assertThat(uncached.callsPerDenied()).isEqualTo(1.0);
-		results.denyCache.put(true, cached);
-		results.denyCache.put(false, uncached);
-		results.ceilingSkipped = "not run by the smoke test";
-		results.httpSkipped = "not run by the smoke test";
-		Environment environment = new Environment(Instant.now(), "0", "0", 2, "cpu", "memory", "jdk",
-				redis.version(), "lettuce", "bucket4j", "redis-benchmark", "wrk");
-		String markdown = new BenchmarkReport(results, environment, Duration.ofMillis(50), Duration.ofMillis(200))
-			.markdown();
-		assertThat(markdown).contains("| ours, token-bucket |", "| Bucket4j (Lettuce, CAS) |", "| deny cache |");
+		Environment environment = new Environment(Instant.now(), "ratelimit-benchmarks/run.sh", "0", "0", "0", 2, 1,
+				"cpu", "memory", "jdk", "gc", CpuPinning.none().describe(), "redis-server", redis.version(), "lettuce",
+				"bucket4j", "redis-benchmark", "wrk");
+		String markdown = new BenchmarkReport(results, environment, SETTINGS).markdown();
+		assertThat(markdown).contains("| ours, token-bucket |", "| plain Lettuce, our script, gcra |",
+				"| Bucket4j (Lettuce CAS) |", "| deny cache |", "## What the misses mean");
 		Path chart = docs.resolve("benchmarks-throughput.png");
 		ThroughputChart.write(BenchmarkReport.chartSeries(results), chart);
 		assertThat(Files.size(chart)).isPositive();
+	}
+
+	@Test
+	void redisBenchmarkSendsTheBackendsScriptCall() {
+		OurScript script = new OurScript(OurLimiter.KEY_PREFIX, OurLimiter.policy(Algorithm.GCRA, OurLimiter.LIMIT));
+		List<String> command = new RedisBenchmarkTool(server, new CpuPinning("1", "0"))
+			.command(OurLimiter.policy(Algorithm.GCRA, OurLimiter.LIMIT), 64, 1000);
+		assertThat(command).startsWith("taskset", "-c", "0", "redis-benchmark")
+			.containsSequence("-c", "64", "-P", "1", "-r", "10000")
+			.containsSequence(script.sha1(), "1", script.keys("__rand_int__").get(0))
+			.endsWith(script.argumentText().toArray(String[]::new));
 	}
 
 	@Test
@@ -100,9 +126,34 @@ class BenchmarksSmokeTests {
 				""";
 		assertThat(HttpOverhead.percentile(wrk, "50%")).isEqualTo(0.812);
 		assertThat(HttpOverhead.percentile(wrk, "99%")).isEqualTo(1050.0);
-		assertThat(new RedisBenchmarkTool("127.0.0.1", 6379).command("ratelimit:bench-gcra", "abc", 64, 1000))
-			.containsSequence("-c", "64", "-P", "1", "-r", "10000")
-			.contains("ratelimit:bench-gcra:{__rand_int__}:0");
+		RedisStats before = RedisStats.parse("""
+				# Commandstats\r
+				cmdstat_evalsha:calls=10,usec=100,usec_per_call=10.00,rejected_calls=0,failed_calls=0\r
+				cmdstat_hmget:calls=10,usec=20,usec_per_call=2.00,rejected_calls=0,failed_calls=0\r
+				""", "used_cpu_sys:1.5\r\nused_cpu_user:2.5\r\nused_cpu_sys_children:9.0\r\n");
+		RedisStats after = RedisStats.parse("""
+				cmdstat_evalsha:calls=30,usec=260,usec_per_call=8.67,rejected_calls=0,failed_calls=0\r
+				cmdstat_hmget:calls=30,usec=60,usec_per_call=2.00,rejected_calls=0,failed_calls=0\r
+				""", "used_cpu_sys:2.0\r\nused_cpu_user:3.0\r\n");
+		RedisStats.Delta delta = after.since(before, 2);
+		assertThat(delta.scriptCalls()).isEqualTo(20);
+		assertThat(delta.usecPerScriptCall()).isEqualTo(8.0);
+		assertThat(delta.usec("hmget")).isEqualTo(40);
+		assertThat(delta.cpuShare()).isEqualTo(0.5);
+		assertThat(Spread.of(3.0, 1.0, 2.0)).isEqualTo(new Spread(2.0, 1.0, 3.0, 3));
+	}
+
+	@Test
+	void theRedisServerRunsPinnedWithoutPersistence() {
+		CpuPinning pinning = new CpuPinning("1", "0");
+		assertThat(pinning.redis(RedisServerProcess.command("redis-server", 6399, Path.of("/tmp/x"))))
+			.startsWith("taskset", "-c", "1", "redis-server")
+			.containsSequence("--save", "")
+			.containsSequence("--appendonly", "no")
+			.containsSequence("--bind", "127.0.0.1");
+		assertThat(new HttpOverhead("sample.jar", server, pinning, 1, 16, 3, (message) -> {
+		}).sampleCommand(8080, HttpOverhead.Observation.OFF)).startsWith("taskset", "-c", "0")
+			.contains("--spring.autoconfigure.exclude=" + HttpOverhead.LETTUCE_OBSERVATION);
 	}
 
 }

@@ -1,0 +1,20 @@
+package io.github.ratelimit.benchmarks;
+
+/**
+ * A Redis server the benchmarks started themselves, the only kind they ever connect to: they flush it, reset its
+ * statistics and fill it with keys, which no one else's server should suffer. {@link RedisServerProcess} in a run,
+ * the test harness' embedded server in the smoke test.
+ */
+interface OwnRedis extends AutoCloseable {
+
+	String host();
+
+	int port();
+
+	/**
+	 * Stops the server.
+	 */
+	@Override
+	void close();
+
+}
