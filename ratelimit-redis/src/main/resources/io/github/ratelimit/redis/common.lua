@@ -1,6 +1,7 @@
 -- Shared by every algorithm's script, which is appended to it: integer helpers, the arguments every script takes,
 -- and the time of the decision from Redis' own clock, in integer microseconds.
--- KEYS[i]: one key per limit. ARGV: permits, consume (1|0), then capacity and period (us) per limit.
+-- KEYS[i]: one key per limit. ARGV: permits, consume (1|0), then the same number of constants for each limit, computed
+-- once per policy by LimitArguments.java; each script names its own.
 -- Each script returns, per limit: allowed (1|0), remaining, retry-after (us), reset-after (us), and writes only if every
 -- limit allows and consume is 1.
 
@@ -16,14 +17,6 @@ local function ceildiv(a, b)
   if q * b < a then q = q + 1 end
   return q
 end
-
-local function gcd(a, b)
-  while b ~= 0 do a, b = b, a % b end
-  return a
-end
-
-local function capacity_of(i) return tonumber(ARGV[1 + 2 * i]) end
-local function period_of(i) return tonumber(ARGV[2 + 2 * i]) end
 
 local permits = tonumber(ARGV[1])
 local consume = ARGV[2] == '1'

@@ -1,10 +1,11 @@
 -- Fixed window: a counter per window of one period, windows aligned to the Unix epoch.
 -- KEYS[i]: one string per limit, "<window index>:<count>", expiring when its window ends.
+-- ARGV per limit: capacity, period (us).
 
 local result, windows, counts, ends = {}, {}, {}, {}
 local admitted = true
 for i, key in ipairs(KEYS) do
-  local capacity, period = capacity_of(i), period_of(i)
+  local capacity, period = tonumber(ARGV[2 * i + 1]), tonumber(ARGV[2 * i + 2])
   local window = floordiv(now, period)
   local left = (window + 1) * period - now
   local count = 0

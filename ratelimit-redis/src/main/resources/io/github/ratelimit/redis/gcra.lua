@@ -1,14 +1,13 @@
 -- GCRA (generic cell rate algorithm): the token bucket's admissions, stored as one theoretical arrival time (TAT).
--- KEYS[i]: one string per limit, "<tat us>" or "<tat us>:<fraction>", the fraction in 1/(capacity/g) microseconds
--- (g = gcd(capacity, period)) so the emission interval period/capacity stays an exact integer number of ticks.
+-- KEYS[i]: one string per limit, "<tat us>" or "<tat us>:<fraction>", the fraction in 1/rate microseconds so the
+-- emission interval period/capacity stays an exact integer number of ticks.
+-- ARGV per limit: interval (ticks per permit, period/g), rate (ticks per us, capacity/g) and window
+-- (capacity * interval, the ticks of a full burst), with g = gcd(capacity, period in us).
 
 local result, ahead, resets, rates = {}, {}, {}, {}
 local admitted = true
 for i, key in ipairs(KEYS) do
-  local capacity, period = capacity_of(i), period_of(i)
-  local g = gcd(capacity, period)
-  local rate, interval = capacity / g, period / g
-  local window = capacity * interval
+  local interval, rate, window = tonumber(ARGV[3 * i]), tonumber(ARGV[3 * i + 1]), tonumber(ARGV[3 * i + 2])
   -- ticks by which the TAT is ahead of now: the part of the burst already used
   local used = 0
   local tat = redis.call('GET', key)

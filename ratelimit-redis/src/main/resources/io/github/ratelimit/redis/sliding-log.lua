@@ -1,6 +1,7 @@
 -- Sliding log (exact): one sorted-set member per admitted permit, scored by its time; a request is admitted when the
 -- permits of the last period plus its own fit in the capacity. Memory grows with the capacity: for small limits.
 -- KEYS[i]: one sorted set per limit. Appended to common.lua.
+-- ARGV per limit: capacity, period (us).
 -- Time is Redis' own clock in microseconds.
 
 local stamp = string.format('%.0f', now)
@@ -8,7 +9,7 @@ local stamp = string.format('%.0f', now)
 local result, periods, resets = {}, {}, {}
 local admitted = true
 for i, key in ipairs(KEYS) do
-  local capacity, period = capacity_of(i), period_of(i)
+  local capacity, period = tonumber(ARGV[2 * i + 1]), tonumber(ARGV[2 * i + 2])
   -- a permit logged at t counts while now < t + period
   local since = '(' .. string.format('%.0f', now - period)
   local count = redis.call('ZCOUNT', key, since, '+inf')

@@ -1,8 +1,8 @@
 -- Sliding window (approximate): the current epoch-aligned window's count plus the previous window's count weighted
 -- by the share of it that still lies within the last period: estimate = previous * (period - elapsed) / period + current.
 -- It assumes the previous window's requests were evenly spread; it never admits more than capacity per window.
--- KEYS[i]: one hash per limit {window, current, previous}. Appended to common.lua. Comparisons are done multiplied by
--- the period, in integers.
+-- KEYS[i]: one hash per limit {window, current, previous}. Appended to common.lua.
+-- ARGV per limit: capacity, period (us). Comparisons are done multiplied by the period, in integers.
 
 -- time into a window at which `count` earlier requests, weighted, leave room for `room` more: count*(period-t) <= room*period
 local function room_at(count, room, period)
@@ -13,7 +13,7 @@ end
 local result, windows, currents, previouses, resets = {}, {}, {}, {}, {}
 local admitted = true
 for i, key in ipairs(KEYS) do
-  local capacity, period = capacity_of(i), period_of(i)
+  local capacity, period = tonumber(ARGV[2 * i + 1]), tonumber(ARGV[2 * i + 2])
   local window = floordiv(now, period)
   local elapsed = now - window * period
   local current, previous = 0, 0

@@ -1,15 +1,13 @@
 -- Token bucket: `capacity` tokens, refilled continuously at `capacity` per `period`.
 -- KEYS[i]: one hash per limit {level, time}. Appended to common.lua.
--- Levels are kept in integer units (one token = period/g units, refill = capacity/g units per microsecond, with
--- g = gcd(capacity, period)), so refills never drift. Time is Redis' own clock in microseconds.
+-- ARGV per limit: unit (units per token, period/g), rate (units refilled per us, capacity/g) and full (capacity * unit),
+-- with g = gcd(capacity, period in us): levels are kept in integer units, so refills never drift. Time is Redis' own
+-- clock in microseconds.
 
 local result, levels, resets = {}, {}, {}
 local admitted = true
 for i, key in ipairs(KEYS) do
-  local capacity, period = capacity_of(i), period_of(i)
-  local g = gcd(capacity, period)
-  local rate, unit = capacity / g, period / g
-  local full = capacity * unit
+  local unit, rate, full = tonumber(ARGV[3 * i]), tonumber(ARGV[3 * i + 1]), tonumber(ARGV[3 * i + 2])
   local level = full
   local state = redis.call('HMGET', key, 'level', 'time')
   if state[1] then
