@@ -320,8 +320,9 @@ final class BenchmarkReport {
 				+ "(ours, then redis-benchmark with the same script), then Bucket4j, so slow drifts of the machine's load "
 				+ "hit all contenders alike.");
 		line("- redis-benchmark: `redis-benchmark -n N -c C -P 1 -r 10000 --csv EVALSHA <sha> 1 "
-				+ "ratelimit:bench-<algorithm>:{__rand_int__}:0 1 1 "
-				+ String.join(" ", OurLimiter.LIMIT_ARGUMENTS) + "`, N sized from a 2,000-call "
+				+ "ratelimit:bench-<algorithm>:{__rand_int__}:0 <arguments>`, the arguments our backend sends for one "
+				+ "permit (token-bucket: `" + String.join(" ", OurLimiter.scriptArguments(Algorithm.TOKEN_BUCKET))
+				+ "`), N sized from a 2,000-call "
 				+ "calibration run to last about as long as the measured interval. The script is loaded with "
 				+ "SCRIPT LOAD from the same resource our backend sends.");
 		line("- Bucket4j: `Bucket4jLettuce.casBasedBuilder(connection)` (its Lettuce proxy manager, compare-and-swap), "

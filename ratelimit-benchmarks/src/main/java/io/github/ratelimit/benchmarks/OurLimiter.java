@@ -1,6 +1,7 @@
 package io.github.ratelimit.benchmarks;
 
 import java.time.Duration;
+import java.util.List;
 
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Policy;
@@ -22,8 +23,14 @@ final class OurLimiter implements Contender {
 	 */
 	static final String LIMIT = "100000/1d";
 
-	/** The same limit as the script arguments redis-benchmark sends: capacity, period in microseconds. */
-	static final String[] LIMIT_ARGUMENTS = { "100000", "86400000000" };
+	/**
+	 * The script arguments of one permit of {@link #LIMIT}, as our backend sends them, for redis-benchmark.
+	 * @param algorithm the algorithm
+	 * @return the arguments
+	 */
+	static List<String> scriptArguments(Algorithm algorithm) {
+		return RedisRateLimiterBackend.scriptArguments(Policy.of("api", algorithm, LIMIT), 1, true);
+	}
 
 	private final LettuceConnectionFactory connectionFactory;
 

@@ -91,7 +91,7 @@ public final class RunBenchmarks {
 				if (ceiling != null) {
 					String sha = redis.scriptLoad(RedisRateLimiterBackend.script(algorithm).getScriptAsString());
 					redis.resetStats();
-					Results.row(results.ceiling, algorithm).put(threads, ceiling.run("ratelimit:bench-" + algorithm.id(),
+					Results.row(results.ceiling, algorithm).put(threads, ceiling.run(algorithm, "ratelimit:bench-" + algorithm.id(),
 							sha, threads, measure.toMillis() / 1000.0));
 					Results.row(results.ceilingUsecPerCall, algorithm).put(threads, redis.evalsha().usecPerCall());
 				}

@@ -100,9 +100,10 @@ class BenchmarksSmokeTests {
 				""";
 		assertThat(HttpOverhead.percentile(wrk, "50%")).isEqualTo(0.812);
 		assertThat(HttpOverhead.percentile(wrk, "99%")).isEqualTo(1050.0);
-		assertThat(new RedisBenchmarkTool("127.0.0.1", 6379).command("ratelimit:bench-gcra", "abc", 64, 1000))
+		assertThat(new RedisBenchmarkTool("127.0.0.1", 6379).command(Algorithm.GCRA, "ratelimit:bench-gcra", "abc", 64,
+				1000))
 			.containsSequence("-c", "64", "-P", "1", "-r", "10000")
-			.contains("ratelimit:bench-gcra:{__rand_int__}:0");
+			.containsSequence("ratelimit:bench-gcra:{__rand_int__}:0", "1", "1", "864000", "1", "86400000000");
 	}
 
 }
