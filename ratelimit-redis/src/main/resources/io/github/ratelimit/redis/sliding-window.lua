@@ -1,7 +1,8 @@
 -- Sliding window (approximate): the current epoch-aligned window's count plus the previous window's count weighted
 -- by the share of it that still lies within the last period: estimate = previous * (period - elapsed) / period + current.
 -- It assumes the previous window's requests were evenly spread; it never admits more than capacity per window.
--- KEYS[i]: one hash per limit {window, current, previous}.
+-- KEYS[i]: one hash per limit {window, current, previous}, expiring when the window after its own ends: set by its
+-- window's first write, kept by the others, which change only `current`.
 -- ARGV per limit: capacity, period (us). Comparisons are done multiplied by the period, in integers; those products
 -- may pass 2^53, so divisions here check their floor.
 
@@ -20,17 +21,19 @@ local function room_at(count, room, period)
 end
 
 local result, windows, currents, previouses = {0, 0, 0, 0}, {}, {}, {} -- four entries per limit, sized for one
+local continued = {} -- whether the key already holds this window
 local admitted = true
 for i = 1, #KEYS do
   local capacity, period = ARGV[2 * i + 1] + 0, ARGV[2 * i + 2] + 0
   local window = floor(now / period)
   local elapsed = now - window * period
   local current, previous = 0, 0
+  continued[i] = false
   local state = redis.call('HMGET', KEYS[i], 'window', 'current', 'previous')
   if state[1] then
     local stored = state[1] + 0
     if stored == window then
-      current, previous = state[2] + 0, state[3] + 0
+      current, previous, continued[i] = state[2] + 0, state[3] + 0, true
     elseif stored == window - 1 then
       previous = state[2] + 0
     end
@@ -60,8 +63,12 @@ end
 
 if admitted and consume then
   for i = 1, #KEYS do
-    redis.call('HSET', KEYS[i], 'window', windows[i], 'current', currents[i], 'previous', previouses[i])
-    redis.call('PEXPIRE', KEYS[i], ceil(result[4 * i] / 1000))
+    if continued[i] then
+      redis.call('HSET', KEYS[i], 'current', currents[i])
+    else
+      redis.call('HSET', KEYS[i], 'window', windows[i], 'current', currents[i], 'previous', previouses[i])
+      redis.call('PEXPIRE', KEYS[i], ceil(result[4 * i] / 1000))
+    end
   end
 end
 return result

@@ -69,6 +69,22 @@ class LuaScriptTests {
 	}
 
 	@ParameterizedTest
+	@EnumSource(names = { "FIXED_WINDOW", "SLIDING_WINDOW" })
+	void laterWritesInAWindowKeepTheExpiryItsFirstWriteSet(Algorithm algorithm) throws InterruptedException {
+		Limit limit = Limit.parse("10/1m");
+		RedisTime.awaitWindowWithAtLeast(redis, limit, 5_000_000);
+		String key = "script:" + UUID.randomUUID();
+		run(algorithm, key, 1, true, limit);
+		long first = redis.getExpire(key, TimeUnit.MILLISECONDS);
+		Thread.sleep(20);
+		List<Long> second = run(algorithm, key, 2, true, limit);
+		assertThat(second.subList(0, 3)).containsExactly(1L, 7L, 0L);
+		long ttl = redis.getExpire(key, TimeUnit.MILLISECONDS);
+		// the window (for a sliding window, the one after it) ends where it did: the expiry stays, the TTL shrinks
+		assertThat(ttl).isPositive().isLessThan(first).isLessThanOrEqualTo((second.get(3) + 999) / 1000 + 1);
+	}
+
+	@ParameterizedTest
 	@EnumSource(Algorithm.class)
 	void keyIsStoredAsTheAlgorithmsDataType(Algorithm algorithm) {
 		String key = "script:" + UUID.randomUUID();
