@@ -1,10 +1,10 @@
 -- Sliding log (exact): one sorted-set member per admitted permit, scored by its time; a request is admitted when the
 -- permits of the last period plus its own fit in the capacity. Memory grows with the capacity: for small limits.
--- KEYS[i]: one sorted set per limit, members "<time us>:<n>" scored by their time, n counting on from the set's size
--- so that members of one microsecond stay distinct.
+-- KEYS[i]: one sorted set per limit, members "<time us>:<n>" scored by their time, n counting on from the permits
+-- still logged so that members of one microsecond stay distinct.
 -- ARGV per limit: capacity, period (us).
 
-local result, periods = {0, 0, 0, 0}, {} -- four entries per limit, sized for one
+local result, counts, periods = {0, 0, 0, 0}, {}, {} -- four entries per limit, sized for one
 local admitted = true
 for i = 1, #KEYS do
   local key, capacity, period = KEYS[i], ARGV[2 * i + 1] + 0, ARGV[2 * i + 2] + 0
@@ -30,7 +30,7 @@ for i = 1, #KEYS do
     local newest = redis.call('ZREVRANGEBYSCORE', key, '+inf', since, 'WITHSCORES', 'LIMIT', 0, 1)
     reset = newest[2] + period - now
   end
-  periods[i] = period
+  counts[i], periods[i] = count, period
   result[4 * i - 3], result[4 * i - 2], result[4 * i - 1], result[4 * i] =
     allowed and 1 or 0, capacity - after, retry, reset
 end
@@ -40,11 +40,11 @@ if admitted and consume then
   for i = 1, #KEYS do
     local key = KEYS[i]
     redis.call('ZREMRANGEBYSCORE', key, '-inf', now - periods[i])
-    local base = redis.call('ZCARD', key)
+    -- after that removal the set holds exactly the permits counted above
     local entries = {}
     for p = 1, permits do
       entries[#entries + 1] = now
-      entries[#entries + 1] = stamp .. ':' .. (base + p)
+      entries[#entries + 1] = stamp .. ':' .. (counts[i] + p)
       if #entries == 1000 or p == permits then
         redis.call('ZADD', key, unpack(entries))
         entries = {}
