@@ -20,6 +20,15 @@ import io.github.ratelimit.core.Policy;
  */
 final class LimitArguments {
 
+	/** The most permits a script reads exactly; no capacity is larger. */
+	private static final long EXACT_PERMITS = 1L << 53;
+
+	/**
+	 * Permits sent in place of any number above 2<sup>53</sup>: more than every capacity, and, unlike
+	 * 2<sup>53</sup> + 1 (which the script would read as 2<sup>53</sup>), held exactly by the script's doubles.
+	 */
+	private static final long BEYOND_EVERY_CAPACITY = EXACT_PERMITS + 2;
+
 	private static final byte[] CONSUME = { '1' };
 
 	private static final byte[] PEEK = { '0' };
@@ -56,7 +65,8 @@ final class LimitArguments {
 	 */
 	byte[][] of(long permits, boolean consume) {
 		byte[][] arguments = this.template.clone();
-		arguments[0] = (permits < SMALL_NUMBERS.length) ? SMALL_NUMBERS[(int) permits] : encode(permits);
+		arguments[0] = (permits < SMALL_NUMBERS.length) ? SMALL_NUMBERS[(int) permits]
+				: encode((permits > EXACT_PERMITS) ? BEYOND_EVERY_CAPACITY : permits);
 		arguments[1] = consume ? CONSUME : PEEK;
 		return arguments;
 	}

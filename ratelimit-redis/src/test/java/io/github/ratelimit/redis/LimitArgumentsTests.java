@@ -47,6 +47,17 @@ class LimitArgumentsTests {
 		assertThat(arguments(policy, 1, true)).containsExactly("1", "1", "1", "8796093022208", "9007199254740992");
 	}
 
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void permitsAboveTwoToThe53AreSentAsANumberTheScriptHoldsExactly(Algorithm algorithm) {
+		Policy policy = Policy.of("api", algorithm, "10/1s");
+		assertThat(arguments(policy, 63, true).get(0)).isEqualTo("63");
+		assertThat(arguments(policy, 64, true).get(0)).isEqualTo("64");
+		assertThat(arguments(policy, 1L << 53, true).get(0)).isEqualTo("9007199254740992");
+		assertThat(arguments(policy, (1L << 53) + 1, true).get(0)).isEqualTo("9007199254740994");
+		assertThat(arguments(policy, Long.MAX_VALUE, true).get(0)).isEqualTo("9007199254740994");
+	}
+
 	private static List<String> arguments(Policy policy, long permits, boolean consume) {
 		return RedisRateLimiterBackend.scriptArguments(policy, permits, consume);
 	}

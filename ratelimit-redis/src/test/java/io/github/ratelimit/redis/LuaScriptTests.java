@@ -171,6 +171,20 @@ class LuaScriptTests {
 	}
 
 	@ParameterizedTest
+	@EnumSource(mode = EnumSource.Mode.EXCLUDE, names = "SLIDING_LOG")
+	void permitsBeyondTheExactIntegersNeverFitACapacityOfTwoToThe53(Algorithm algorithm) {
+		// 2^53 + 1 is no double: sent as such it would be read as 2^53, which fits (a sliding log that admitted it
+		// would log 2^53 members, so LimitArgumentsTests alone covers its arguments)
+		Limit limit = Limit.of(1L << 53, Duration.ofNanos(1_024_000));
+		String key = "script:" + UUID.randomUUID();
+		for (long permits : new long[] { (1L << 53) + 1, Long.MAX_VALUE }) {
+			List<Long> reply = run(algorithm, key, permits, true, limit);
+			assertThat(reply.subList(0, 2)).containsExactly(0L, 1L << 53);
+			assertThat(redis.hasKey(key)).isFalse();
+		}
+	}
+
+	@ParameterizedTest
 	@EnumSource(Algorithm.class)
 	void multiLimitPoliciesTakeFromEveryLimitOrNone(Algorithm algorithm) throws InterruptedException {
 		Limit[] limits = { Limit.parse("10/1m"), Limit.parse("3/1h"), Limit.parse("5/1d") };
