@@ -3,14 +3,31 @@ package io.github.ratelimit.redis;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
+import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.Policy;
 
 /**
  * The script arguments of one policy, encoded once: {@code ARGV} is the permits, whether to consume (1|0), then
- * each limit's constants. Only the first two change per call.
+ * each limit's constants, the same number for every limit of an algorithm. Only the first two change per call.
+ * <ul>
+ * <li>{@code token-bucket} and {@code gcra}: the integer units of one permit ({@code period / g}), the units one
+ * microsecond refills ({@code capacity / g}) and the units of a full bucket ({@code capacity * period / g}), with
+ * {@code g = gcd(capacity, period)} and the period in microseconds;</li>
+ * <li>{@code fixed-window}, {@code sliding-window} and {@code sliding-log}: the capacity and the period in
+ * microseconds.</li>
+ * </ul>
  */
 final class LimitArguments {
+
+	/** The most permits a script reads exactly; no capacity is larger. */
+	private static final long EXACT_PERMITS = 1L << 53;
+
+	/**
+	 * Permits sent in place of any number above 2<sup>53</sup>: more than every capacity, and, unlike
+	 * 2<sup>53</sup> + 1 (which the script would read as 2<sup>53</sup>), held exactly by the script's doubles.
+	 */
+	private static final long BEYOND_EVERY_CAPACITY = EXACT_PERMITS + 2;
 
 	private static final byte[] CONSUME = { '1' };
 
@@ -27,11 +44,16 @@ final class LimitArguments {
 	private final byte[][] template;
 
 	LimitArguments(Policy policy) {
-		List<Limit> limits = policy.limits();
-		this.template = new byte[2 + 2 * limits.size()][];
-		for (int i = 0; i < limits.size(); i++) {
-			this.template[2 + 2 * i] = encode(limits.get(i).capacity());
-			this.template[3 + 2 * i] = encode(limits.get(i).periodMicros());
+		List<long[]> constants = policy.limits()
+			.stream()
+			.map((limit) -> constants(policy.algorithm(), limit))
+			.toList();
+		int perLimit = constants.get(0).length;
+		this.template = new byte[2 + perLimit * constants.size()][];
+		for (int i = 0; i < constants.size(); i++) {
+			for (int j = 0; j < perLimit; j++) {
+				this.template[2 + perLimit * i + j] = encode(constants.get(i)[j]);
+			}
 		}
 	}
 
@@ -43,9 +65,33 @@ final class LimitArguments {
 	 */
 	byte[][] of(long permits, boolean consume) {
 		byte[][] arguments = this.template.clone();
-		arguments[0] = (permits < SMALL_NUMBERS.length) ? SMALL_NUMBERS[(int) permits] : encode(permits);
+		arguments[0] = (permits < SMALL_NUMBERS.length) ? SMALL_NUMBERS[(int) permits]
+				: encode((permits > EXACT_PERMITS) ? BEYOND_EVERY_CAPACITY : permits);
 		arguments[1] = consume ? CONSUME : PEEK;
 		return arguments;
+	}
+
+	private static long[] constants(Algorithm algorithm, Limit limit) {
+		long capacity = limit.capacity();
+		long period = limit.periodMicros();
+		return switch (algorithm) {
+			case TOKEN_BUCKET, GCRA -> {
+				long g = gcd(capacity, period);
+				long unit = period / g;
+				// the full bucket is the least common multiple, at most 2^53 in every limit Limit accepts
+				yield new long[] { unit, capacity / g, Math.multiplyExact(capacity, unit) };
+			}
+			case FIXED_WINDOW, SLIDING_WINDOW, SLIDING_LOG -> new long[] { capacity, period };
+		};
+	}
+
+	private static long gcd(long a, long b) {
+		while (b != 0) {
+			long t = a % b;
+			a = b;
+			b = t;
+		}
+		return a;
 	}
 
 	private static byte[] encode(long value) {

@@ -1,6 +1,8 @@
 package io.github.ratelimit.redis;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 
 import io.github.ratelimit.core.Algorithm;
@@ -101,6 +103,20 @@ public class RedisRateLimiterBackend implements RateLimiterBackend, AutoCloseabl
 	@SuppressWarnings({ "unchecked", "rawtypes" })
 	public static RedisScript<List<Long>> script(Algorithm algorithm) {
 		return (RedisScript) RedisScript.of(LuaScript.of(algorithm).source(), List.class);
+	}
+
+	/**
+	 * The arguments ({@code ARGV}) this backend sends with a policy's script: the permits, whether to consume (1|0),
+	 * then the constants of each limit. For tools that call the scripts themselves.
+	 * @param policy the policy
+	 * @param permits the permits asked for
+	 * @param consume whether to take them when admitted
+	 * @return the arguments
+	 */
+	public static List<String> scriptArguments(Policy policy, long permits, boolean consume) {
+		return Arrays.stream(new LimitArguments(policy).of(permits, consume))
+			.map((argument) -> new String(argument, StandardCharsets.US_ASCII))
+			.toList();
 	}
 
 	private static ScriptExecutor executor(RedisConnectionFactory connectionFactory, Duration timeout) {

@@ -1,31 +1,16 @@
--- Shared by every algorithm's script, which is appended to it: integer helpers, the arguments every script takes,
--- and the time of the decision from Redis' own clock, in integer microseconds.
--- KEYS[i]: one key per limit. ARGV: permits, consume (1|0), then capacity and period (us) per limit.
+-- Shared by every algorithm's script, which is appended to it: the arguments every script takes, and the time of the
+-- decision from Redis' own clock, in integer microseconds.
+-- KEYS[i]: one key per limit. ARGV: permits, consume (1|0), then the same number of constants for each limit, computed
+-- once per policy by LimitArguments.java; each script names its own.
 -- Each script returns, per limit: allowed (1|0), remaining, retry-after (us), reset-after (us), and writes only if every
 -- limit allows and consume is 1.
+-- Every number decided on is an integer of at most 2^53, so IEEE doubles hold it exactly: math.floor(a / b) and
+-- math.ceil(a / b) are exact (a correctly rounded quotient never lands on an integer it is not), numbers passed to
+-- redis.call are sent as exact integers, and string.format('%d') writes them exactly.
+-- Numbers are read from their strings by arithmetic (`s + 0`), which costs less than tonumber(s) and reads the same.
 
--- floor(a / b) for integers below 2^53, exact even where the double quotient rounds up to the next integer
-local function floordiv(a, b)
-  local q = math.floor(a / b)
-  if q * b > a then q = q - 1 elseif (q + 1) * b <= a then q = q + 1 end
-  return q
-end
-
-local function ceildiv(a, b)
-  local q = floordiv(a, b)
-  if q * b < a then q = q + 1 end
-  return q
-end
-
-local function gcd(a, b)
-  while b ~= 0 do a, b = b, a % b end
-  return a
-end
-
-local function capacity_of(i) return tonumber(ARGV[1 + 2 * i]) end
-local function period_of(i) return tonumber(ARGV[2 + 2 * i]) end
-
-local permits = tonumber(ARGV[1])
+local floor, ceil = math.floor, math.ceil
+local permits = ARGV[1] + 0
 local consume = ARGV[2] == '1'
 local clock = redis.call('TIME')
-local now = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
+local now = clock[1] * 1000000 + clock[2]

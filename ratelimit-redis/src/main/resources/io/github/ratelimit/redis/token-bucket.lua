@@ -1,40 +1,38 @@
 -- Token bucket: `capacity` tokens, refilled continuously at `capacity` per `period`.
--- KEYS[i]: one hash per limit {level, time}. Appended to common.lua.
--- Levels are kept in integer units (one token = period/g units, refill = capacity/g units per microsecond, with
--- g = gcd(capacity, period)), so refills never drift. Time is Redis' own clock in microseconds.
+-- KEYS[i]: one hash per limit {level, time}: the level in integer units, measured at that time (us).
+-- ARGV per limit: unit (units per token, period/g), rate (units refilled per us, capacity/g) and full (capacity * unit),
+-- with g = gcd(capacity, period in us), so refills never drift.
 
-local result, levels, resets = {}, {}, {}
+local result, levels = {0, 0, 0, 0}, {} -- four entries per limit, sized for one
 local admitted = true
-for i, key in ipairs(KEYS) do
-  local capacity, period = capacity_of(i), period_of(i)
-  local g = gcd(capacity, period)
-  local rate, unit = capacity / g, period / g
-  local full = capacity * unit
+for i = 1, #KEYS do
+  local unit, rate, full = ARGV[3 * i] + 0, ARGV[3 * i + 1] + 0, ARGV[3 * i + 2] + 0
   local level = full
-  local state = redis.call('HMGET', key, 'level', 'time')
+  local state = redis.call('HMGET', KEYS[i], 'level', 'time')
   if state[1] then
-    local elapsed = math.max(0, now - tonumber(state[2]))
-    level = math.min(full, tonumber(state[1]) + elapsed * rate)
+    level = state[1] + 0
+    local elapsed = now - state[2]
+    if elapsed > 0 then level = level + elapsed * rate end
+    if level > full then level = full end
   end
   local need = permits * unit
   local allowed = level >= need
-  local after = level
   local retry = 0
-  if not allowed then retry = ceildiv(need - level, rate) elseif consume then after = level - need end
-  admitted = admitted and allowed
-  levels[i] = after
-  resets[i] = ceildiv(full - after, rate)
-  local base = 4 * (i - 1)
-  result[base + 1] = allowed and 1 or 0
-  result[base + 2] = floordiv(after, unit)
-  result[base + 3] = retry
-  result[base + 4] = resets[i]
+  if not allowed then
+    admitted = false
+    retry = ceil((need - level) / rate)
+  elseif consume then
+    level = level - need
+  end
+  levels[i] = level
+  result[4 * i - 3], result[4 * i - 2], result[4 * i - 1], result[4 * i] =
+    allowed and 1 or 0, floor(level / unit), retry, ceil((full - level) / rate)
 end
 
 if admitted and consume then
-  for i, key in ipairs(KEYS) do
-    redis.call('HSET', key, 'level', string.format('%.0f', levels[i]), 'time', string.format('%.0f', now))
-    redis.call('PEXPIRE', key, math.max(1, ceildiv(resets[i], 1000)))
+  for i = 1, #KEYS do
+    redis.call('HSET', KEYS[i], 'level', levels[i], 'time', now)
+    redis.call('PEXPIRE', KEYS[i], ceil(result[4 * i] / 1000))
   end
 end
 return result

@@ -1,9 +1,12 @@
 package io.github.ratelimit.redis;
 
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Limit;
@@ -26,9 +29,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Each algorithm's script driven directly on a real Redis, case by case, as Spring Cloud Gateway tests its script:
- * the reply for a new key, what a peek leaves behind, TTLs, huge capacities, and how scripts are sent.
+ * the reply for a new key, what a peek leaves behind, TTLs, huge capacities, limits at the exact integer bound,
+ * multi-limit policies, and how scripts are sent. Arguments are built by the backend's own {@link LimitArguments}.
  */
 class LuaScriptTests {
+
+	/** One permit per 2^53 microseconds: a bucket of 2^53 ticks that nothing refills while a test runs. */
+	private static final Limit SLOWEST = Limit.of(1, Duration.of(1L << 53, ChronoUnit.MICROS));
+
+	/** Three permits per 2^53 - 2 ticks: capacity and period coprime, so a permit is no whole number of microseconds. */
+	private static final Limit SLOW_AND_COPRIME = Limit.of(3, Duration.of(3_002_399_751_580_330L, ChronoUnit.MICROS));
 
 	private static LettuceConnectionFactory connectionFactory;
 
@@ -56,6 +66,22 @@ class LuaScriptTests {
 		assertThat(resetMicros).isPositive().isLessThanOrEqualTo(120_000_000L);
 		long ttl = redis.getExpire(key, TimeUnit.MILLISECONDS);
 		assertThat(ttl).isPositive().isLessThanOrEqualTo((resetMicros + 999) / 1000);
+	}
+
+	@ParameterizedTest
+	@EnumSource(names = { "FIXED_WINDOW", "SLIDING_WINDOW" })
+	void laterWritesInAWindowKeepTheExpiryItsFirstWriteSet(Algorithm algorithm) throws InterruptedException {
+		Limit limit = Limit.parse("10/1m");
+		RedisTime.awaitWindowWithAtLeast(redis, limit, 5_000_000);
+		String key = "script:" + UUID.randomUUID();
+		run(algorithm, key, 1, true, limit);
+		long first = redis.getExpire(key, TimeUnit.MILLISECONDS);
+		Thread.sleep(20);
+		List<Long> second = run(algorithm, key, 2, true, limit);
+		assertThat(second.subList(0, 3)).containsExactly(1L, 7L, 0L);
+		long ttl = redis.getExpire(key, TimeUnit.MILLISECONDS);
+		// the window (for a sliding window, the one after it) ends where it did: the expiry stays, the TTL shrinks
+		assertThat(ttl).isPositive().isLessThan(first).isLessThanOrEqualTo((second.get(3) + 999) / 1000 + 1);
 	}
 
 	@ParameterizedTest
@@ -105,6 +131,99 @@ class LuaScriptTests {
 		}
 	}
 
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void limitsAtTheExactIntegerBoundAreCountedExactly(Algorithm algorithm) {
+		// capacity * period / gcd(capacity, period) is 2^53 or just under it, the most that Limit accepts
+		for (Limit limit : List.of(Limit.of(1L << 53, Duration.ofNanos(1_024_000)), Limit.parse("9007199254739/1ms"),
+				SLOWEST, SLOW_AND_COPRIME)) {
+			String key = "script:" + UUID.randomUUID();
+			long permits = Math.min(3, limit.capacity());
+			List<Long> reply = run(algorithm, key, permits, true, limit);
+			assertThat(reply.subList(0, 3)).as(limit.toString()).containsExactly(1L, limit.capacity() - permits, 0L);
+			assertThat(reply.get(3)).as(limit.toString()).isPositive().isLessThanOrEqualTo(2 * limit.periodMicros());
+		}
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void slowLimitsAtTheExactIntegerBoundRefuseOnePermitTooMany(Algorithm algorithm) {
+		for (Limit limit : List.of(SLOWEST, SLOW_AND_COPRIME)) {
+			String key = "script:" + UUID.randomUUID();
+			long capacity = limit.capacity();
+			List<Long> first = run(algorithm, key, 1, true, limit);
+			assertThat(first.subList(0, 2)).as(limit.toString()).containsExactly(1L, capacity - 1);
+			assertThat(redis.getExpire(key, TimeUnit.MILLISECONDS)).as(limit.toString())
+				.isPositive()
+				.isLessThanOrEqualTo((first.get(3) + 999) / 1000);
+			String before = dump(key);
+			List<Long> denied = run(algorithm, key, capacity, true, limit);
+			assertThat(denied.subList(0, 2)).as(limit.toString()).containsExactly(0L, capacity - 1);
+			assertThat(denied.get(2)).as(limit.toString()).isPositive().isLessThanOrEqualTo(2 * limit.periodMicros());
+			assertThat(dump(key)).as(limit.toString()).isEqualTo(before);
+			if (capacity > 1) {
+				assertThat(run(algorithm, key, capacity - 1, true, limit).subList(0, 3)).as(limit.toString())
+					.containsExactly(1L, 0L, 0L);
+			}
+			assertThat(run(algorithm, key, 1, false, limit).subList(0, 2)).as(limit.toString())
+				.containsExactly(0L, 0L);
+		}
+	}
+
+	@ParameterizedTest
+	@EnumSource(mode = EnumSource.Mode.EXCLUDE, names = "SLIDING_LOG")
+	void permitsBeyondTheExactIntegersNeverFitACapacityOfTwoToThe53(Algorithm algorithm) {
+		// 2^53 + 1 is no double: sent as such it would be read as 2^53, which fits (a sliding log that admitted it
+		// would log 2^53 members, so LimitArgumentsTests alone covers its arguments)
+		Limit limit = Limit.of(1L << 53, Duration.ofNanos(1_024_000));
+		String key = "script:" + UUID.randomUUID();
+		for (long permits : new long[] { (1L << 53) + 1, Long.MAX_VALUE }) {
+			List<Long> reply = run(algorithm, key, permits, true, limit);
+			assertThat(reply.subList(0, 2)).containsExactly(0L, 1L << 53);
+			assertThat(redis.hasKey(key)).isFalse();
+		}
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void multiLimitPoliciesTakeFromEveryLimitOrNone(Algorithm algorithm) throws InterruptedException {
+		Limit[] limits = { Limit.parse("10/1m"), Limit.parse("3/1h"), Limit.parse("5/1d") };
+		RedisTime.awaitWindowWithAtLeast(redis, limits[0], 5_000_000);
+		List<String> keys = keys(3);
+		for (long used = 1; used <= 3; used++) {
+			List<Long> reply = run(algorithm, keys, 1, true, limits);
+			assertThat(reply).hasSize(12);
+			assertThat(reply.subList(0, 3)).containsExactly(1L, 10 - used, 0L);
+			assertThat(reply.subList(4, 7)).containsExactly(1L, 3 - used, 0L);
+			assertThat(reply.subList(8, 11)).containsExactly(1L, 5 - used, 0L);
+		}
+		List<String> before = keys.stream().map(LuaScriptTests::dump).toList();
+		// the middle limit refuses; the others would admit, yet none of them is charged
+		List<Long> denied = run(algorithm, keys, 1, true, limits);
+		assertThat(List.of(denied.get(0), denied.get(4), denied.get(8))).containsExactly(1L, 0L, 1L);
+		assertThat(denied.get(6)).isPositive();
+		assertThat(keys.stream().map(LuaScriptTests::dump).toList()).isEqualTo(before);
+		List<Long> peek = run(algorithm, keys, 1, false, limits);
+		assertThat(List.of(peek.get(1), peek.get(5), peek.get(9))).containsExactly(7L, 0L, 2L);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void multiLimitPoliciesChargeNothingForACostTheFirstLimitRefuses(Algorithm algorithm)
+			throws InterruptedException {
+		Limit[] limits = { Limit.parse("3/1m"), Limit.parse("10/1h") };
+		RedisTime.awaitWindowWithAtLeast(redis, limits[0], 5_000_000);
+		List<String> keys = keys(2);
+		List<Long> first = run(algorithm, keys, 2, true, limits);
+		assertThat(List.of(first.get(0), first.get(1), first.get(4), first.get(5))).containsExactly(1L, 1L, 1L, 8L);
+		List<String> before = keys.stream().map(LuaScriptTests::dump).toList();
+		List<Long> denied = run(algorithm, keys, 2, true, limits);
+		assertThat(List.of(denied.get(0), denied.get(1), denied.get(4))).containsExactly(0L, 1L, 1L);
+		assertThat(keys.stream().map(LuaScriptTests::dump).toList()).isEqualTo(before);
+		List<Long> last = run(algorithm, keys, 1, true, limits);
+		assertThat(List.of(last.get(0), last.get(1), last.get(4), last.get(5))).containsExactly(1L, 0L, 1L, 7L);
+	}
+
 	@Test
 	void limitsTooFineForExactIntegersAreRefused() {
 		org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
@@ -148,8 +267,19 @@ class LuaScriptTests {
 	}
 
 	private static List<Long> run(Algorithm algorithm, String key, long permits, boolean consume, Limit limit) {
-		return redis.execute(RedisRateLimiterBackend.script(algorithm), List.of(key), Long.toString(permits),
-				consume ? "1" : "0", Long.toString(limit.capacity()), Long.toString(limit.periodMicros()));
+		return run(algorithm, List.of(key), permits, consume, limit);
+	}
+
+	private static List<Long> run(Algorithm algorithm, List<String> keys, long permits, boolean consume,
+			Limit... limits) {
+		Policy policy = new Policy("script", algorithm, List.of(limits));
+		return redis.execute(RedisRateLimiterBackend.script(algorithm), keys,
+				RedisRateLimiterBackend.scriptArguments(policy, permits, consume).toArray());
+	}
+
+	private static List<String> keys(int limits) {
+		String client = "script:{" + UUID.randomUUID() + "}:";
+		return IntStream.range(0, limits).mapToObj((limit) -> client + limit).toList();
 	}
 
 	private static String dump(String key) {
