@@ -55,14 +55,8 @@ final class LettuceScriptExecutor implements ScriptExecutor {
 	@Override
 	public void start(List<LuaScript> scripts) {
 		this.scripts = List.copyOf(scripts);
-		synchronized (this.lock) {
-			if (this.reconnections == null) {
-				this.reconnections = this.connectionFactory.getRequiredNativeClient().getResources().eventBus().get()
-					.filter(ConnectionActivatedEvent.class::isInstance)
-					.subscribe((event) -> reloadScripts(), (error) -> logger.debug("Stopped watching reconnections", error));
-			}
-		}
 		try {
+			watchReconnections();
 			CompletableFuture.allOf(loadScripts(connect())).get(Math.max(this.timeout.toMillis(), 5000), TimeUnit.MILLISECONDS);
 		}
 		catch (InterruptedException ex) {
@@ -71,6 +65,16 @@ final class LettuceScriptExecutor implements ScriptExecutor {
 		catch (ExecutionException | TimeoutException | RuntimeException ex) {
 			logger.warn("Could not load the rate limit scripts into Redis at start-up; decisions will load them: "
 					+ describe(ex));
+		}
+	}
+
+	private void watchReconnections() {
+		synchronized (this.lock) {
+			if (this.reconnections == null) {
+				this.reconnections = this.connectionFactory.getRequiredNativeClient().getResources().eventBus().get()
+					.filter(ConnectionActivatedEvent.class::isInstance)
+					.subscribe((event) -> reloadScripts(), (error) -> logger.debug("Stopped watching reconnections", error));
+			}
 		}
 	}
 
