@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
@@ -53,6 +54,22 @@ public abstract class AbstractRateLimiterBackendTests {
 		assertThat(denied.allowed()).isFalse();
 		assertThat(denied.remaining()).isZero();
 		assertThat(denied.satisfiable()).isTrue();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void asyncDecisionsShareTheStateOfBlockingOnes(Algorithm algorithm) throws Exception {
+		RateLimiter limiter = limiter(algorithm, "3/1h");
+		Decision first = limiter.tryAcquireAsync("client", 1).toCompletableFuture().get(10, TimeUnit.SECONDS);
+		assertThat(first.allowed()).isTrue();
+		assertThat(first.remaining()).isEqualTo(2);
+		assertThat(limiter.tryAcquire("client", 2).allowed()).isTrue();
+		Decision refused = limiter.tryAcquireAsync("client", 1).toCompletableFuture().get(10, TimeUnit.SECONDS);
+		assertThat(refused.allowed()).isFalse();
+		assertThat(refused.retryAfter()).isPositive();
+		assertThat(limiter.tryAcquireAsync("client", 4).toCompletableFuture().get(10, TimeUnit.SECONDS).satisfiable())
+			.isFalse();
+		assertThatIllegalArgumentException().isThrownBy(() -> limiter.tryAcquireAsync("client", 0));
 	}
 
 	@ParameterizedTest
