@@ -9,7 +9,7 @@ import io.github.ratelimit.core.RateLimitKeys;
 
 /**
  * One policy's script call exactly as {@link RedisRateLimiterBackend} sends it (the script and its SHA-1 from
- * {@link LuaScript}, the arguments from {@link LimitArguments}, the keys as {@link RedisRateLimiter} lays them out),
+ * {@link LuaScript}, the arguments from {@link LimitArguments}, the keys from {@link RateLimitKeys}),
  * for the benchmarks' contenders that call Redis without our client code. Nothing here encodes a script argument
  * itself, so the contenders follow whatever the backend sends.
  */
@@ -18,8 +18,6 @@ public final class OurScript {
 	private final LuaScript script;
 
 	private final RateLimitKeys keys;
-
-	private final int limits;
 
 	private final byte[][] arguments;
 
@@ -31,7 +29,6 @@ public final class OurScript {
 	public OurScript(String keyPrefix, Policy policy) {
 		this.script = LuaScript.of(policy.algorithm());
 		this.keys = new RateLimitKeys(keyPrefix, policy);
-		this.limits = policy.limits().size();
 		this.arguments = new LimitArguments(policy).of(1, true);
 	}
 
@@ -88,12 +85,7 @@ public final class OurScript {
 	 * @return one key per limit of the policy
 	 */
 	public List<String> keys(String client) {
-		String base = this.keys.clientKey(client);
-		List<String> keys = new ArrayList<>(this.limits);
-		for (int i = 0; i < this.limits; i++) {
-			keys.add(base + i);
-		}
-		return keys;
+		return this.keys.keys(client);
 	}
 
 	/**
@@ -102,7 +94,7 @@ public final class OurScript {
 	 * @return one key per limit of the policy
 	 */
 	public byte[][] encodedKeys(String client) {
-		return keys(client).stream().map((key) -> key.getBytes(StandardCharsets.UTF_8)).toArray(byte[][]::new);
+		return this.keys.encodedKeys(client);
 	}
 
 }

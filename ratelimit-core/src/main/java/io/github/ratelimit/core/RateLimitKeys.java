@@ -25,6 +25,8 @@ public final class RateLimitKeys {
 
 	private final int limitCount;
 
+	private final byte[][] limitSuffixes;
+
 	/**
 	 * Creates the layout of one policy's keys.
 	 * @param prefix the namespace of every key, such as {@code ratelimit}; not blank, without '{' or '}'
@@ -33,6 +35,10 @@ public final class RateLimitKeys {
 	public RateLimitKeys(String prefix, Policy policy) {
 		this.base = checkPrefix(prefix) + ":" + policy.name() + ":" + policy.fingerprint() + ":{";
 		this.limitCount = policy.limits().size();
+		this.limitSuffixes = new byte[this.limitCount][];
+		for (int i = 0; i < this.limitCount; i++) {
+			this.limitSuffixes[i] = Integer.toString(i).getBytes(StandardCharsets.US_ASCII);
+		}
 	}
 
 	/**
@@ -47,6 +53,25 @@ public final class RateLimitKeys {
 			keys.add(clientBase + i);
 		}
 		return keys;
+	}
+
+	/**
+	 * The keys of one client as UTF-8 bytes, what a Redis client sends: the same keys as {@link #keys(String)}, the
+	 * client part encoded once.
+	 * @param client the client's key
+	 * @return the encoded storage keys, one per limit, in the policy's order
+	 */
+	public byte[][] encodedKeys(String client) {
+		byte[] base = clientKey(client).getBytes(StandardCharsets.UTF_8);
+		byte[][] encoded = new byte[this.limitCount][];
+		for (int i = 0; i < this.limitCount; i++) {
+			byte[] suffix = this.limitSuffixes[i];
+			byte[] key = new byte[base.length + suffix.length];
+			System.arraycopy(base, 0, key, 0, base.length);
+			System.arraycopy(suffix, 0, key, base.length, suffix.length);
+			encoded[i] = key;
+		}
+		return encoded;
 	}
 
 	/**

@@ -1,5 +1,7 @@
 package io.github.ratelimit.core;
 
+import java.nio.charset.StandardCharsets;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -25,6 +27,18 @@ class RateLimitKeysTests {
 		RateLimitKeys keys = new RateLimitKeys("rl", this.policy);
 		assertThat(keys.clientKey("203.0.113.7")).isEqualTo("rl:orders:" + this.policy.fingerprint() + ":{203.0.113.7}:");
 		assertThat(keys.keys("203.0.113.7")).allSatisfy((key) -> assertThat(key).startsWith(keys.clientKey("203.0.113.7")));
+	}
+
+	@Test
+	void encodedKeysAreTheKeysInUtf8() {
+		RateLimitKeys keys = new RateLimitKeys("rl", new Policy("p", Algorithm.TOKEN_BUCKET,
+				Collections.nCopies(12, Limit.parse("5/1s"))));
+		for (String client : List.of("203.0.113.7", "ünï{cödé}", "x".repeat(100))) {
+			byte[][] expected = keys.keys(client).stream().map((key) -> key.getBytes(StandardCharsets.UTF_8))
+				.toArray(byte[][]::new);
+			assertThat(expected.length).isEqualTo(12);
+			assertThat(keys.encodedKeys(client)).isDeepEqualTo(expected);
+		}
 	}
 
 	@Test

@@ -1,6 +1,5 @@
 package io.github.ratelimit.redis;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
@@ -28,8 +27,6 @@ class RedisRateLimiter extends AbstractRateLimiter {
 
 	private final Limit[] limits;
 
-	private final byte[][] keySuffixes;
-
 	RedisRateLimiter(Policy policy, ScriptExecutor redis, LuaScript script, RateLimitKeys keys) {
 		super(policy);
 		this.redis = redis;
@@ -37,38 +34,21 @@ class RedisRateLimiter extends AbstractRateLimiter {
 		this.keys = keys;
 		this.arguments = new LimitArguments(policy);
 		this.limits = policy.limits().toArray(Limit[]::new);
-		this.keySuffixes = new byte[this.limits.length][];
-		for (int i = 0; i < this.limits.length; i++) {
-			this.keySuffixes[i] = Integer.toString(i).getBytes(StandardCharsets.US_ASCII);
-		}
 	}
 
 	@Override
 	protected List<LimitOutcome> evaluate(String key, long permits, boolean consume) {
-		return outcomes(this.redis.run(this.script, keys(key), this.arguments.of(permits, consume)));
+		return outcomes(this.redis.run(this.script, this.keys.encodedKeys(key), this.arguments.of(permits, consume)));
 	}
 
 	@Override
 	protected CompletionStage<List<LimitOutcome>> evaluateAsync(String key, long permits) {
-		return this.redis.runAsync(this.script, keys(key), this.arguments.of(permits, true)).thenApply(this::outcomes);
+		return this.redis.runAsync(this.script, this.keys.encodedKeys(key), this.arguments.of(permits, true)).thenApply(this::outcomes);
 	}
 
 	@Override
 	protected void clear(String key) {
-		this.redis.delete(keys(key));
-	}
-
-	private byte[][] keys(String client) {
-		byte[] base = this.keys.clientKey(client).getBytes(StandardCharsets.UTF_8);
-		byte[][] encoded = new byte[this.limits.length][];
-		for (int i = 0; i < encoded.length; i++) {
-			byte[] suffix = this.keySuffixes[i];
-			byte[] key = new byte[base.length + suffix.length];
-			System.arraycopy(base, 0, key, 0, base.length);
-			System.arraycopy(suffix, 0, key, base.length, suffix.length);
-			encoded[i] = key;
-		}
-		return encoded;
+		this.redis.delete(this.keys.encodedKeys(key));
 	}
 
 	private List<LimitOutcome> outcomes(List<Object> reply) {
