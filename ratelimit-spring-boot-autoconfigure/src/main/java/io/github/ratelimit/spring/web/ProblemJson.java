@@ -1,6 +1,5 @@
 package io.github.ratelimit.spring.web;
 
-import java.net.URI;
 import java.util.Collection;
 import java.util.Map;
 
@@ -10,7 +9,8 @@ import org.springframework.http.ProblemDetail;
 
 /**
  * Writes a {@link ProblemDetail} as {@code application/problem+json} without a JSON library, so refusals are
- * answered the same in applications with or without Jackson: the standard members ({@code type}, {@code title},
+ * answered the same in applications with or without Jackson, with the members Spring MVC's Jackson rendering writes
+ * (a test compares the two): the standard members ({@code type}, {@code title},
  * {@code status}, {@code detail}, {@code instance}) and the extension members, whose values are strings, numbers,
  * booleans or collections of them.
  */
@@ -26,14 +26,11 @@ public final class ProblemJson {
 	 */
 	public static String of(ProblemDetail problem) {
 		StringBuilder json = new StringBuilder(256).append('{');
-		member(json, "type", problem.getType().toString());
+		member(json, "type", problem.getType());
 		member(json, "title", problem.getTitle());
 		member(json, "status", problem.getStatus());
 		member(json, "detail", problem.getDetail());
-		URI instance = problem.getInstance();
-		if (instance != null) {
-			member(json, "instance", instance.toString());
-		}
+		member(json, "instance", problem.getInstance());
 		Map<String, @Nullable Object> properties = problem.getProperties();
 		if (properties != null) {
 			properties.forEach((name, value) -> member(json, name, value));
