@@ -34,8 +34,9 @@ public interface RateLimiter {
 	Decision tryAcquire(String key, long permits);
 
 	/**
-	 * Asks for {@code permits} permits for {@code key} without blocking the calling thread: the same decision as
-	 * {@link #tryAcquire(String, long)}, for reactive and asynchronous callers.
+	 * Asks for {@code permits} permits for {@code key} without blocking the calling thread where the backend's client
+	 * allows it (in memory, and Redis through Lettuce; Redis through a blocking client such as Jedis decides before
+	 * returning): the same decision as {@link #tryAcquire(String, long)}, for reactive and asynchronous callers.
 	 * @param key the client's key, not empty
 	 * @param permits the request's cost, at least 1
 	 * @return the decision when made; completed exceptionally when the backend fails or does not answer in time
