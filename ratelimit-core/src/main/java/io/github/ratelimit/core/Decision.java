@@ -2,6 +2,7 @@ package io.github.ratelimit.core;
 
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -14,11 +15,16 @@ import java.util.List;
  * @param retryAfter how long until this request could succeed; zero when allowed. When the request can never succeed
  * ({@code satisfiable} is false) this is the limit's period
  * @param resetAfter how long until that limit is fully replenished
+ * @param nextPermitAfter how long until that limit has more permits than {@code remaining}: draft-10's {@code t},
+ * the time until additional quota is available; zero when the limit is full. Never longer than {@code retryAfter} for
+ * a satisfiable refusal
  * @param satisfiable false when the request asks for more permits than the limit's capacity, so no amount of
  * waiting can admit it
+ * @param violated the limits that refused the request, in the policy's order (draft-10's {@code violated-policies}):
+ * when it can never succeed, those whose capacity is below the cost; empty when allowed
  */
 public record Decision(boolean allowed, Limit limit, long remaining, Duration retryAfter, Duration resetAfter,
-		boolean satisfiable) {
+		Duration nextPermitAfter, boolean satisfiable, List<Limit> violated) {
 
 	/**
 	 * Combines the outcomes of every limit of a policy into one decision. The request is allowed only if every limit
@@ -30,29 +36,47 @@ public record Decision(boolean allowed, Limit limit, long remaining, Duration re
 	public static Decision of(List<LimitOutcome> outcomes, long permits) {
 		LimitOutcome fewestRemaining = null;
 		LimitOutcome longestWait = null;
+		LimitOutcome tooSmall = null;
+		List<Limit> violated = List.of();
 		for (LimitOutcome outcome : outcomes) {
 			if (outcome.neverAdmits(permits)) {
-				return new Decision(false, outcome.limit(), outcome.remaining(), outcome.limit().period(),
-						micros(outcome.resetAfterMicros()), false);
+				if (tooSmall == null) {
+					tooSmall = outcome;
+					violated = new ArrayList<>(outcomes.size());
+				}
+				violated.add(outcome.limit());
 			}
-			if (!outcome.allowed()) {
+			else if (!outcome.allowed()) {
 				if (longestWait == null || outcome.retryAfterMicros() > longestWait.retryAfterMicros()) {
 					longestWait = outcome;
+				}
+				if (tooSmall == null) {
+					if (violated.isEmpty()) {
+						violated = new ArrayList<>(outcomes.size());
+					}
+					violated.add(outcome.limit());
 				}
 			}
 			else if (fewestRemaining == null || outcome.remaining() < fewestRemaining.remaining()) {
 				fewestRemaining = outcome;
 			}
 		}
+		if (tooSmall != null) {
+			return new Decision(false, tooSmall.limit(), tooSmall.remaining(), tooSmall.limit().period(),
+					micros(tooSmall.resetAfterMicros()), micros(tooSmall.nextPermitMicros()), false,
+					List.copyOf(violated));
+		}
 		if (longestWait != null) {
 			return new Decision(false, longestWait.limit(), longestWait.remaining(),
-					micros(longestWait.retryAfterMicros()), micros(longestWait.resetAfterMicros()), true);
+					micros(longestWait.retryAfterMicros()), micros(longestWait.resetAfterMicros()),
+					micros(longestWait.nextPermitMicros()), true, List.copyOf(violated));
 		}
 		if (fewestRemaining == null) {
 			throw new IllegalArgumentException("A decision needs the outcome of at least one limit");
 		}
 		return new Decision(true, fewestRemaining.limit(), fewestRemaining.remaining(), Duration.ZERO,
-				micros(fewestRemaining.resetAfterMicros()), true);
+				micros(fewestRemaining.resetAfterMicros()), micros(fewestRemaining.nextPermitMicros()), true,
+				List.of());
 	}
 
 	/**
@@ -61,6 +85,14 @@ public record Decision(boolean allowed, Limit limit, long remaining, Duration re
 	 */
 	public long retryAfterSeconds() {
 		return Math.max(1, ceilSeconds(this.retryAfter));
+	}
+
+	/**
+	 * {@link #nextPermitAfter()} in whole seconds, rounded up: draft-10's {@code t}.
+	 * @return the seconds until additional quota is available
+	 */
+	public long nextPermitAfterSeconds() {
+		return ceilSeconds(this.nextPermitAfter);
 	}
 
 	/**

@@ -8,8 +8,11 @@ package io.github.ratelimit.core;
  * @param remaining the permits left under this limit after the decision, at least 0
  * @param retryAfterMicros the time until this limit could admit the request, 0 when it admits it now
  * @param resetAfterMicros the time until this limit is fully replenished
+ * @param nextPermitMicros the time until this limit has more permits than {@code remaining} (draft-10's {@code t}:
+ * until additional quota is available); 0 when it is full
  */
-public record LimitOutcome(Limit limit, boolean allowed, long remaining, long retryAfterMicros, long resetAfterMicros) {
+public record LimitOutcome(Limit limit, boolean allowed, long remaining, long retryAfterMicros, long resetAfterMicros,
+		long nextPermitMicros) {
 
 	/**
 	 * Whether no amount of waiting lets this limit admit {@code permits}.

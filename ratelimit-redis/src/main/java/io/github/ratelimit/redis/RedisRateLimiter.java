@@ -56,7 +56,8 @@ class RedisRateLimiter extends AbstractRateLimiter {
 		for (int i = 0; i < this.limits.length; i++) {
 			int at = 4 * i;
 			outcomes.add(new LimitOutcome(this.limits[i], number(reply, at) == 1, number(reply, at + 1),
-					number(reply, at + 2), number(reply, at + 3)));
+					number(reply, at + 2), number(reply, at + 3),
+					(number(reply, at) == 1) ? number(reply, at + 3) : number(reply, at + 2)));
 		}
 		return outcomes;
 	}

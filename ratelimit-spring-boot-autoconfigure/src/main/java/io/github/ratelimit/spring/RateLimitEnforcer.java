@@ -145,13 +145,15 @@ public class RateLimitEnforcer {
 			case OPEN -> {
 				warn(policy, "letting requests through (failure-mode open)", error);
 				yield new RateLimitOutcome(policy,
-						new Decision(true, limit, limit.capacity(), Duration.ZERO, Duration.ZERO, true),
+						new Decision(true, limit, limit.capacity(), Duration.ZERO, Duration.ZERO, Duration.ZERO, true,
+								List.of()),
 						RateLimitOutcome.Kind.FAILED_OPEN);
 			}
 			case CLOSED -> {
 				warn(policy, "refusing requests with 503 (failure-mode closed)", error);
 				yield new RateLimitOutcome(policy,
-						new Decision(false, limit, 0, this.breaker.retryAfter(), Duration.ZERO, true),
+						new Decision(false, limit, 0, this.breaker.retryAfter(), Duration.ZERO, this.breaker.retryAfter(),
+								true, policy.policy().limits()),
 						RateLimitOutcome.Kind.FAILED_CLOSED);
 			}
 			case LOCAL -> {

@@ -20,7 +20,7 @@ final class LocalFixedWindow implements LocalAlgorithm {
 		boolean allowed = count + permits <= limit.capacity();
 		long after = (allowed && consume) ? count + permits : count;
 		LimitOutcome outcome = new LimitOutcome(limit, allowed, Math.max(0, limit.capacity() - after),
-				allowed ? 0 : left, (after > 0) ? left : 0);
+				allowed ? 0 : left, (after > 0) ? left : 0, (after > 0) ? left : 0);
 		return new Step(outcome, new long[] { window, after }, now + left);
 	}
 

@@ -24,7 +24,7 @@ final class LocalGcra implements LocalAlgorithm {
 		long retry = allowed ? 0 : LocalAlgorithm.ceilDiv(used + need - window, rate);
 		long reset = LocalAlgorithm.ceilDiv(after, rate);
 		LimitOutcome outcome = new LimitOutcome(limit, allowed, LocalAlgorithm.floorDiv(window - after, interval),
-				retry, reset);
+				retry, reset, allowed ? reset : retry);
 		long whole = LocalAlgorithm.floorDiv(after, rate);
 		return new Step(outcome, new long[] { now + whole, after - whole * rate }, now + reset);
 	}

@@ -31,7 +31,8 @@ final class LocalSlidingLog implements LocalAlgorithm {
 			retry = log[Math.toIntExact(count + permits - limit.capacity() - 1)] + period - now;
 		}
 		long reset = (after.length > 0) ? after[after.length - 1] + period - now : 0;
-		LimitOutcome outcome = new LimitOutcome(limit, allowed, limit.capacity() - after.length, retry, reset);
+		LimitOutcome outcome = new LimitOutcome(limit, allowed, limit.capacity() - after.length, retry, reset,
+				allowed ? reset : retry);
 		return new Step(outcome, after, now + reset);
 	}
 

@@ -39,7 +39,7 @@ final class LocalSlidingWindow implements LocalAlgorithm {
 		}
 		long reset = (after > 0) ? (period - elapsed) + period : (previous > 0) ? period - elapsed : 0;
 		long remaining = Math.max(0, LocalAlgorithm.floorDiv(budget - weighted - after * period, period));
-		LimitOutcome outcome = new LimitOutcome(limit, allowed, remaining, retry, reset);
+		LimitOutcome outcome = new LimitOutcome(limit, allowed, remaining, retry, reset, allowed ? reset : retry);
 		return new Step(outcome, new long[] { window, after, previous }, now + reset);
 	}
 

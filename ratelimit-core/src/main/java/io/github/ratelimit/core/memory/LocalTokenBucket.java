@@ -28,7 +28,8 @@ final class LocalTokenBucket implements LocalAlgorithm {
 		long after = (allowed && consume) ? level - need : level;
 		long retry = allowed ? 0 : LocalAlgorithm.ceilDiv(need - level, rate);
 		long reset = LocalAlgorithm.ceilDiv(full - after, rate);
-		LimitOutcome outcome = new LimitOutcome(limit, allowed, LocalAlgorithm.floorDiv(after, unit), retry, reset);
+		LimitOutcome outcome = new LimitOutcome(limit, allowed, LocalAlgorithm.floorDiv(after, unit), retry, reset,
+				allowed ? reset : retry);
 		return new Step(outcome, new long[] { after, now }, now + reset);
 	}
 

@@ -72,9 +72,14 @@ public final class DenyCache {
 		long left = entry.until() - now;
 		Decision denial = entry.denial();
 		Duration elapsed = Duration.ofNanos(now - entry.since());
-		Duration resetAfter = denial.resetAfter().minus(elapsed);
 		return new Decision(false, denial.limit(), denial.remaining(), Duration.ofNanos(left),
-				resetAfter.isNegative() ? Duration.ZERO : resetAfter, denial.satisfiable());
+				shortened(denial.resetAfter(), elapsed), shortened(denial.nextPermitAfter(), elapsed),
+				denial.satisfiable(), denial.violated());
+	}
+
+	private static Duration shortened(Duration wait, Duration elapsed) {
+		Duration left = wait.minus(elapsed);
+		return left.isNegative() ? Duration.ZERO : left;
 	}
 
 	/**

@@ -1,6 +1,7 @@
 package io.github.ratelimit.core.resilience;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.ratelimit.core.Decision;
@@ -16,7 +17,7 @@ class DenyCacheTests {
 	private final DenyCache cache = new DenyCache(3, Duration.ofSeconds(1), this.nanos::get);
 
 	private final Decision refusal = new Decision(false, Limit.parse("10/1m"), 1, Duration.ofSeconds(30),
-			Duration.ofSeconds(54), true);
+			Duration.ofSeconds(54), Duration.ofSeconds(6), true, List.of(Limit.parse("10/1m")));
 
 	@Test
 	void refusesRequestsOfAtLeastTheRefusedPermitsWithTheWaitShortened() {
@@ -41,7 +42,8 @@ class DenyCacheTests {
 		advance(Duration.ofMillis(1));
 		assertThat(this.cache.find("p", "client", 1)).isNull();
 		this.cache.remember("p", "soon", 1,
-				new Decision(false, Limit.parse("10/1m"), 0, Duration.ofMillis(200), Duration.ofSeconds(6), true));
+				new Decision(false, Limit.parse("10/1m"), 0, Duration.ofMillis(200), Duration.ofSeconds(6),
+						Duration.ofMillis(200), true, List.of(Limit.parse("10/1m"))));
 		advance(Duration.ofMillis(200));
 		assertThat(this.cache.find("p", "soon", 1)).isNull();
 	}
@@ -72,7 +74,8 @@ class DenyCacheTests {
 	@Test
 	void remembersOnlyRefusals() {
 		this.cache.remember("p", "client", 1,
-				new Decision(true, Limit.parse("10/1m"), 3, Duration.ZERO, Duration.ofSeconds(6), true));
+				new Decision(true, Limit.parse("10/1m"), 3, Duration.ZERO, Duration.ofSeconds(6),
+						Duration.ofMillis(200), true, List.of()));
 		assertThat(this.cache.size()).isZero();
 	}
 

@@ -30,7 +30,7 @@ class RateLimitHeadersTests {
 	private static final Limit HUNDRED_PER_HOUR = Limit.of(100, Duration.ofHours(1));
 
 	private final Decision decision = new Decision(true, FIVE_PER_TEN_SECONDS, 3, Duration.ZERO,
-			Duration.ofMillis(3500), true);
+			Duration.ofMillis(3500), Duration.ofMillis(1500), true, List.of());
 
 	@Test
 	void bothShouldWriteIetfAndLegacyHeaders() {
