@@ -11,6 +11,7 @@ import io.github.ratelimit.spring.RateLimitCounters;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitRecorder;
 import io.github.ratelimit.spring.RateLimitRegistry;
+import io.github.ratelimit.spring.RateLimitStartupLogger;
 import io.github.ratelimit.spring.RequestKeyResolvers;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
 
@@ -46,6 +47,12 @@ public final class RateLimitAutoConfiguration {
 			BeanFactory beanFactory) {
 		return new RateLimitRegistry(backend, new ConfiguredPolicies(properties, backend, beanFactory).definitions(),
 				properties.getAlgorithm(), properties.getFailureMode(), RequestKeyResolvers.ip());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitStartupLogger rateLimitStartupLogger(RateLimitRegistry registry, RateLimitProperties properties) {
+		return new RateLimitStartupLogger(registry, properties.getFailureMode());
 	}
 
 	@Bean
