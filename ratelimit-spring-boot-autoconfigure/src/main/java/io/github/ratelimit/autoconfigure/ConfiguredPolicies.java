@@ -85,20 +85,21 @@ final class ConfiguredPolicies {
 	}
 
 	/**
-	 * The local failure mode divides each limit by the number of instances: a share below one permit, or below what a
-	 * request costs, would refuse every request while the backend is down.
+	 * The local failure mode divides each limit by the number of instances: a share below what a request costs (at
+	 * least one permit) would refuse every request while the backend is down. The cost is already checked to be
+	 * between 1 and the smallest capacity.
 	 */
 	private void checkFallbackCapacity(String prefix, Policy policy, long cost) {
 		int instances = RateLimitAutoConfiguration.fallbackInstances(this.properties);
 		for (int i = 0; i < policy.limits().size(); i++) {
 			Limit limit = policy.limits().get(i);
 			long share = limit.capacity() / instances;
-			if (share < Math.max(1, cost)) {
+			if (share < cost) {
 				throw new InvalidRateLimitConfigurationException("ratelimit.fallback.instances",
 						"dividing " + prefix + "limits[" + i + "] (" + limit + ") by " + instances
 								+ " instances leaves " + share + " permits per instance while the backend is down, "
 								+ "fewer than " + prefix + "cost (" + cost + ")",
-						"lower ratelimit.fallback.instances to at most " + (limit.capacity() / Math.max(1, cost))
+						"lower ratelimit.fallback.instances to at most " + (limit.capacity() / cost)
 								+ ", or raise " + prefix + "limits[" + i + "] to at least " + (instances * cost)
 								+ " or lower " + prefix + "cost",
 						null);
