@@ -6,7 +6,6 @@ import java.util.List;
 import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitOutcome;
-import io.github.ratelimit.spring.RateLimitProblems;
 import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.spring.RateLimitRequest;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
@@ -16,7 +15,6 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.server.PathContainer;
@@ -86,12 +84,12 @@ public class RateLimitFilter extends OncePerRequestFilter {
 				refuse(outcome, limited, response);
 				return;
 			}
-			if (!policy.shadow() && outcome.decided() && fewerRemaining(outcome, shown)) {
+			if (outcome.shown() && fewerRemaining(outcome, shown)) {
 				shown = outcome;
 			}
 		}
 		if (shown != null) {
-			this.headers.write(shown.policy(), shown.decision(), response::setHeader);
+			this.headers.write(shown, response::setHeader);
 		}
 		chain.doFilter(request, response);
 	}
@@ -111,11 +109,8 @@ public class RateLimitFilter extends OncePerRequestFilter {
 
 	private void refuse(RateLimitOutcome outcome, RateLimitRequest request, HttpServletResponse response)
 			throws IOException {
-		response.setHeader(HttpHeaders.RETRY_AFTER, Long.toString(outcome.decision().retryAfterSeconds()));
-		if (outcome.decided()) {
-			this.headers.write(outcome.policy(), outcome.decision(), response::setHeader);
-		}
-		this.problems.write(RateLimitProblems.of(outcome, request.uri()), response);
+		this.headers.write(outcome, response::setHeader);
+		this.problems.write(outcome.refusal(request.uri()), response);
 	}
 
 	private static boolean fewerRemaining(RateLimitOutcome outcome, @Nullable RateLimitOutcome shown) {
