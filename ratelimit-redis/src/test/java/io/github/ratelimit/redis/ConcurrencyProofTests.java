@@ -6,8 +6,10 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimiter;
@@ -28,6 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The product's claim under real concurrency: 8 independent limiter instances, each with its own connection factory
  * as 8 app servers would have, times 16 threads, on one key of one Redis, admit exactly the limit. Beside it, the race
  * that a read-then-write limiter has under the same load, with every read landing inside the others' gaps.
+ * Multi-limit policies are exact too when their second limit is the one that binds.
  */
 class ConcurrencyProofTests {
 
@@ -65,6 +68,44 @@ class ConcurrencyProofTests {
 		}
 		int admitted = hammer((instance, key) -> instances.get(instance).tryAcquire(key).allowed());
 		assertThat(admitted).isEqualTo(100);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void theSecondLimitBindsExactlyOnceTheFirstHasRefilledPastIt(Algorithm algorithm) throws Exception {
+		Limit perSecond = Limit.parse("10/1s");
+		Limit perHour = Limit.parse("25/1h");
+		Policy policy = new Policy("race-" + UUID.randomUUID(), algorithm, List.of(perSecond, perHour));
+		List<RateLimiter> instances = servers.stream()
+			.map((server) -> new RedisRateLimiterBackend(server, "ratelimit", TestRedis.TIMEOUT).create(policy))
+			.toList();
+		String key = "client-" + UUID.randomUUID();
+		// every thread asks again while only 10/1s refuses it, which refills within seconds, and stops once 25/1h
+		// refuses: the span is as long as the first limit needs to let more than 25 through, so the second binds
+		// (all stop too once more than 25 are admitted, so a second limit that never binds fails fast)
+		AtomicInteger admittedSoFar = new AtomicInteger();
+		int admitted = Hammer.admitted(INSTANCES, THREADS_PER_INSTANCE, (instance) -> {
+			int admittedByThread = 0;
+			while (admittedSoFar.get() <= perHour.capacity()) {
+				Decision decision = instances.get(instance).tryAcquire(key);
+				if (decision.allowed()) {
+					admittedByThread++;
+					admittedSoFar.incrementAndGet();
+				}
+				else if (decision.violated().contains(perHour)) {
+					break;
+				}
+				else {
+					assertThat(decision.violated()).containsExactly(perSecond);
+					Thread.sleep(Math.max(1, Math.min(50, decision.retryAfter().toMillis())));
+				}
+			}
+			return admittedByThread;
+		});
+		assertThat(admitted).isEqualTo(25);
+		Decision refused = instances.get(0).tryAcquire(key);
+		assertThat(refused.allowed()).isFalse();
+		assertThat(refused.limit()).isEqualTo(perHour);
 	}
 
 	@Test
