@@ -62,6 +62,11 @@ class RedisRateLimiterBackendTests extends AbstractRateLimiterBackendTests {
 		return (longest < 0) ? null : Duration.ofMillis(longest);
 	}
 
+	@Override
+	protected long clockMicros() {
+		return RedisTime.micros(redis);
+	}
+
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
 	void keysFollowTheLayoutWithTheClientInAHashTag(Algorithm algorithm) {
