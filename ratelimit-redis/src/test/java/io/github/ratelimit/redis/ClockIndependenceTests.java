@@ -2,6 +2,7 @@ package io.github.ratelimit.redis;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -31,13 +32,16 @@ import org.springframework.asm.Handle;
 import org.springframework.asm.MethodVisitor;
 import org.springframework.asm.Opcodes;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Servers whose clocks disagree must make identical decisions. On Redis that holds because no application clock
  * enters a decision: time comes only from Redis {@code TIME} inside the script. These tests fail if an application
- * time source ever creeps into the Redis decision path.
+ * time source ever creeps into the Redis decision path: its bytecode is scanned for clock reads, called or taken as
+ * method handles, and limiters in two JVMs whose clocks {@link io.github.ratelimit.test.ClockShiftAgent} sets 90 s
+ * apart must decide as one.
  */
 class ClockIndependenceTests {
 
@@ -78,24 +82,54 @@ class ClockIndependenceTests {
 	}
 
 	@Test
-	void instancesOnSeparateConnectionsMakeIdenticalDecisions() {
-		LettuceConnectionFactory one = TestRedis.get().newConnectionFactory();
-		LettuceConnectionFactory two = TestRedis.get().newConnectionFactory();
-		try {
-			Policy policy = Policy.of("clock-" + UUID.randomUUID(), Algorithm.FIXED_WINDOW, "5/1d");
-			RateLimiter first = new RedisRateLimiterBackend(one, "ratelimit", TestRedis.TIMEOUT).create(policy);
-			RateLimiter second = new RedisRateLimiterBackend(two, "ratelimit", TestRedis.TIMEOUT).create(policy);
-			for (int i = 0; i < 4; i++) {
-				Decision a = first.tryAcquire("client");
-				Decision b = second.peek("client");
-				assertThat(b.remaining()).isEqualTo(a.remaining());
-				// both read the end of the same Redis-clock window, microseconds apart
-				assertThat(b.resetAfter()).isBetween(a.resetAfter().minusSeconds(1), a.resetAfter());
+	void limitersInJvmsWhoseClocksAreNinetySecondsApartDecideAsOne() throws Exception {
+		Limit limit = Limit.parse("5/1m");
+		Policy policy = new Policy("clock-" + UUID.randomUUID(), Algorithm.FIXED_WINDOW, List.of(limit));
+		LettuceConnectionFactory connectionFactory = TestRedis.get().newConnectionFactory();
+		StringRedisTemplate redis = new StringRedisTemplate(connectionFactory);
+		try (ShiftedClockJvm early = ShiftedClockJvm.start(Duration.ofSeconds(-45), policy, "ratelimit");
+				ShiftedClockJvm late = ShiftedClockJvm.start(Duration.ofSeconds(45), policy, "ratelimit")) {
+			assertReadsAClockShiftedBy(early, Duration.ofSeconds(-45));
+			assertReadsAClockShiftedBy(late, Duration.ofSeconds(45));
+			RedisTime.awaitWindowWithAtLeast(redis, limit, 20_000_000);
+			long windowEnd = (RedisTime.micros(redis) / limit.periodMicros() + 1) * limit.periodMicros();
+			List<ShiftedClockJvm> jvms = List.of(early, late);
+			String client = "client-" + UUID.randomUUID();
+			int admitted = 0;
+			for (int i = 0; i < 10; i++) {
+				long before = RedisTime.micros(redis);
+				ShiftedClockJvm.Answer answer = jvms.get(i % 2).tryAcquireOnRedis(client);
+				long after = RedisTime.micros(redis);
+				admitted += answer.allowed() ? 1 : 0;
+				// whichever JVM decides, it is the window Redis' clock is in
+				assertThat(answer.resetMicros()).as("reset of decision %d", i)
+					.isBetween(windowEnd - after, windowEnd - before);
+			}
+			assertThat(admitted).isEqualTo(5);
+			// the same check on limiters that read their JVM's clock fails for every decision: the skew is real
+			// enough to move a limiter that reads it
+			for (int i = 0; i < 10; i++) {
+				long before = RedisTime.micros(redis);
+				ShiftedClockJvm.Answer answer = jvms.get(i % 2).tryAcquireInMemory(client);
+				long after = RedisTime.micros(redis);
+				assertThat(answer.resetMicros()).as("in-memory reset of decision %d", i)
+					.satisfiesAnyOf((reset) -> assertThat(reset).isLessThan(windowEnd - after),
+							(reset) -> assertThat(reset).isGreaterThan(windowEnd - before));
 			}
 		}
 		finally {
-			one.destroy();
-			two.destroy();
+			connectionFactory.destroy();
+		}
+	}
+
+	private static void assertReadsAClockShiftedBy(ShiftedClockJvm jvm, Duration offset) {
+		long before = System.currentTimeMillis();
+		long[] readings = jvm.clockReadings();
+		long after = System.currentTimeMillis();
+		// a call, and the method references System::currentTimeMillis, Instant::now and Date::new
+		assertThat(readings).hasSize(4);
+		for (long millis : readings) {
+			assertThat(millis).isBetween(before + offset.toMillis(), after + offset.toMillis());
 		}
 	}
 
