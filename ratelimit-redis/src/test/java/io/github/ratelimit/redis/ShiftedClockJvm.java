@@ -10,7 +10,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -55,16 +54,12 @@ final class ShiftedClockJvm implements AutoCloseable {
 	 * @return the started JVM, once its limiters are ready
 	 */
 	static ShiftedClockJvm start(Duration offset, Policy policy, String keyPrefix) throws IOException {
-		Path target = Path.of("target");
-		Path agent = ClockShiftAgent.jar(target.resolve("clock-shift-agent"));
 		TestRedis redis = TestRedis.get();
-		List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-				"-javaagent:" + agent.toAbsolutePath() + "=" + offset.toMillis(), "-Xmx128m", "-XX:TieredStopAtLevel=1",
-				"-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), ShiftedClockJvm.class.getName(),
-				redis.host(), Integer.toString(redis.port()), keyPrefix, policy.name(), policy.algorithm().id(),
-				policy.limits().get(0).toString()));
+		List<String> command = ClockShiftAgent.javaCommand(offset, ShiftedClockJvm.class.getName(), redis.host(),
+				Integer.toString(redis.port()), keyPrefix, policy.name(), policy.algorithm().id(),
+				policy.limits().get(0).toString());
 		Process process = new ProcessBuilder(command)
-			.redirectError(target.resolve("shifted-clock-jvm-" + offset.toMillis() + ".log").toFile())
+			.redirectError(Path.of("target", "shifted-clock-jvm-" + offset.toMillis() + ".log").toFile())
 			.start();
 		ShiftedClockJvm jvm = new ShiftedClockJvm(process);
 		jvm.ask("ready");

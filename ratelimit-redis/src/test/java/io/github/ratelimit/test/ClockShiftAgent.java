@@ -17,7 +17,9 @@ import java.time.LocalTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
+import java.util.ArrayList;
 import java.util.Date;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.jar.Attributes;
@@ -95,6 +97,23 @@ public final class ClockShiftAgent {
 			new JarOutputStream(out, manifest).close();
 		}
 		return jar;
+	}
+
+	/**
+	 * The command that starts a JVM on this JVM's classpath with its clock shifted by this agent.
+	 * @param offset how far to shift its clock
+	 * @param mainClass the class whose {@code main} it runs
+	 * @param arguments the arguments of {@code main}
+	 * @return the command
+	 * @throws IOException when the agent's jar cannot be written (under {@code target/clock-shift-agent})
+	 */
+	public static List<String> javaCommand(Duration offset, String mainClass, String... arguments) throws IOException {
+		Path agent = jar(Path.of("target", "clock-shift-agent"));
+		List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+				"-javaagent:" + agent.toAbsolutePath() + "=" + offset.toMillis(), "-Xmx256m", "-XX:TieredStopAtLevel=1",
+				"-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), mainClass));
+		command.addAll(List.of(arguments));
+		return command;
 	}
 
 	public static long currentTimeMillis() {
