@@ -8,6 +8,7 @@ import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.lang.invoke.MethodHandle;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Date;
@@ -68,8 +69,9 @@ final class ShiftedClockJvm implements AutoCloseable {
 
 	/**
 	 * The JVM's wall clock, read by application code in every way the agent shifts.
-	 * @return in milliseconds: a call of {@code System.currentTimeMillis()}, then the method references
-	 * {@code System::currentTimeMillis}, {@code Instant::now} and {@code Date::new}
+	 * @return in milliseconds: a call of {@code System.currentTimeMillis()}, the method references
+	 * {@code System::currentTimeMillis}, {@code Instant::now} and {@code Date::new}, and a method handle of
+	 * {@code System.currentTimeMillis} loaded as a constant ({@link ClockHandleConstant})
 	 */
 	long[] clockReadings() {
 		String[] fields = ask("clock").split(" ");
@@ -141,7 +143,7 @@ final class ShiftedClockJvm implements AutoCloseable {
 	 * The JVM's side: answers each command on standard output, everything else it prints going to standard error.
 	 * @param arguments Redis host and port, key prefix, policy name, algorithm and limit
 	 */
-	public static void main(String[] arguments) throws IOException {
+	public static void main(String[] arguments) throws Throwable {
 		PrintStream answers = System.out;
 		System.setOut(System.err);
 		LettuceConnectionFactory connectionFactory = new LettuceConnectionFactory(
@@ -155,6 +157,7 @@ final class ShiftedClockJvm implements AutoCloseable {
 		LongSupplier millis = System::currentTimeMillis;
 		Supplier<Instant> instant = Instant::now;
 		Supplier<Date> date = Date::new;
+		MethodHandle constant = ClockHandleConstant.load(ShiftedClockJvm.class.getClassLoader());
 		BufferedReader commands = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
 		String command;
 		while ((command = commands.readLine()) != null) {
@@ -162,7 +165,7 @@ final class ShiftedClockJvm implements AutoCloseable {
 			String answer = switch (words[0]) {
 				case "ready" -> "ready";
 				case "clock" -> System.currentTimeMillis() + " " + millis.getAsLong() + " "
-						+ instant.get().toEpochMilli() + " " + date.get().getTime();
+						+ instant.get().toEpochMilli() + " " + date.get().getTime() + " " + (long) constant.invokeExact();
 				case "redis" -> describe(onRedis.tryAcquire(words[1]));
 				case "memory" -> describe(inMemory.tryAcquire(words[1]));
 				default -> throw new IllegalArgumentException(command);
