@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
+import io.github.ratelimit.test.Expiry;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -21,6 +22,9 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
  */
 public abstract class AbstractRateLimiterBackendTests {
 
+	/** Redis keeps expiries in milliseconds, rounding both when it sets them and when it reports them. */
+	private static final long RETENTION_PRECISION_MICROS = 2_000;
+
 	/**
 	 * The backend under test.
 	 * @return the backend
@@ -34,6 +38,12 @@ public abstract class AbstractRateLimiterBackendTests {
 	 * @return the retention, or {@code null} when nothing is stored for the client
 	 */
 	protected abstract @Nullable Duration retention(RateLimiter limiter, String key);
+
+	/**
+	 * The clock the backend decides on: Redis' {@code TIME}, or the in-memory backend's {@code Clock}.
+	 * @return its time in microseconds
+	 */
+	protected abstract long clockMicros();
 
 	protected RateLimiter limiter(Algorithm algorithm, String... limits) {
 		return backend().create(Policy.of("p-" + UUID.randomUUID(), algorithm, limits));
@@ -236,13 +246,19 @@ public abstract class AbstractRateLimiterBackendTests {
 
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
-	void storedStateIsKeptNoLongerThanItMatters(Algorithm algorithm) {
-		RateLimiter limiter = limiter(algorithm, "10/1h");
+	void storedStateIsKeptExactlyAsLongAsItMatters(Algorithm algorithm) {
+		Limit limit = Limit.parse("10/1h");
+		RateLimiter limiter = backend().create(new Policy("p-" + UUID.randomUUID(), algorithm, List.of(limit)));
+		long beforeDecision = clockMicros();
 		Decision decision = limiter.tryAcquire("client", 2);
+		long beforeRead = clockMicros();
 		Duration retention = retention(limiter, "client");
+		long afterRead = clockMicros();
 		assertThat(retention).isPositive().isLessThanOrEqualTo(ceilMillis(decision.resetAfter()));
-		Duration longest = (algorithm == Algorithm.SLIDING_WINDOW) ? Duration.ofHours(2) : Duration.ofHours(1);
-		assertThat(retention).isLessThanOrEqualTo(longest);
+		// from below too: state dropped early would hand the client a full limit back early
+		long earliest = Expiry.of(algorithm, limit, 2, beforeDecision) - afterRead - RETENTION_PRECISION_MICROS;
+		long latest = Expiry.of(algorithm, limit, 2, beforeRead) - beforeRead + RETENTION_PRECISION_MICROS;
+		assertThat(retention.toNanos() / 1000).isBetween(earliest, latest);
 	}
 
 	@ParameterizedTest

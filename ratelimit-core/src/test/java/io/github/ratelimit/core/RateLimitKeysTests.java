@@ -22,6 +22,42 @@ class RateLimitKeysTests {
 				"rl:orders:" + this.policy.fingerprint() + ":{203.0.113.7}:1");
 	}
 
+	/**
+	 * The keys of today's releases, written out: a change to how keys or fingerprints are derived would make instances
+	 * of a rolling upgrade count one client under two keys, each admitting the whole limit.
+	 */
+	@Test
+	void fingerprintsArePinnedAcrossReleases() {
+		assertThat(this.policy.fingerprint()).isEqualTo("d8dd466d");
+		assertThat(Policy.of("hello", Algorithm.TOKEN_BUCKET, "5/10s").fingerprint()).isEqualTo("6bfbb2ec");
+		assertThat(Policy.of("api", Algorithm.GCRA, "100/1s").fingerprint()).isEqualTo("b61dddae");
+		assertThat(Policy.of("login", Algorithm.FIXED_WINDOW, "5/1m", "20/1h").fingerprint()).isEqualTo("0c07390b");
+		assertThat(Policy.of("search", Algorithm.SLIDING_WINDOW, "1000/1d").fingerprint()).isEqualTo("fd0d7abf");
+		assertThat(Policy.of("otp", Algorithm.SLIDING_LOG, "3/5m").fingerprint()).isEqualTo("dcb96182");
+	}
+
+	@Test
+	void keysArePinnedAcrossReleases() {
+		RateLimitKeys keys = new RateLimitKeys("ratelimit", this.policy);
+		assertThat(keys.keys("203.0.113.7")).containsExactly("ratelimit:orders:d8dd466d:{203.0.113.7}:0",
+				"ratelimit:orders:d8dd466d:{203.0.113.7}:1");
+		assertThat(keys.keys("2001:db8::/64")).containsExactly("ratelimit:orders:d8dd466d:{2001:db8::/64}:0",
+				"ratelimit:orders:d8dd466d:{2001:db8::/64}:1");
+		assertThat(keys.keys("ip:198.51.100.1")).containsExactly("ratelimit:orders:d8dd466d:{ip:198.51.100.1}:0",
+				"ratelimit:orders:d8dd466d:{ip:198.51.100.1}:1");
+		assertThat(keys.keys("\u00fcn\u00efc\u00f6d\u00e9")).containsExactly(
+				"ratelimit:orders:d8dd466d:{\u00fcn\u00efc\u00f6d\u00e9}:0",
+				"ratelimit:orders:d8dd466d:{\u00fcn\u00efc\u00f6d\u00e9}:1");
+		assertThat(keys.keys("{a}")).containsExactly(
+				"ratelimit:orders:d8dd466d:{#460c3a93211614ac783c0f1d1bbbcb45a6da87d6421b5c0771772588f1015ff8}:0",
+				"ratelimit:orders:d8dd466d:{#460c3a93211614ac783c0f1d1bbbcb45a6da87d6421b5c0771772588f1015ff8}:1");
+		assertThat(keys.keys("x".repeat(65))).containsExactly(
+				"ratelimit:orders:d8dd466d:{#9537c5fdf120482f7d58d25e9ed583f52c02b4e304ea814db1633ad565aed7e9}:0",
+				"ratelimit:orders:d8dd466d:{#9537c5fdf120482f7d58d25e9ed583f52c02b4e304ea814db1633ad565aed7e9}:1");
+		assertThat(new RateLimitKeys("rl", Policy.of("hello", Algorithm.TOKEN_BUCKET, "5/10s")).keys("127.0.0.1"))
+			.containsExactly("rl:hello:6bfbb2ec:{127.0.0.1}:0");
+	}
+
 	@Test
 	void everyKeyOfAClientStartsWithItsClientKey() {
 		RateLimitKeys keys = new RateLimitKeys("rl", this.policy);

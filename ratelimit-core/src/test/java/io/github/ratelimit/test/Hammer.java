@@ -29,6 +29,24 @@ public final class Hammer {
 	 */
 	public static int admitted(int instances, int threadsPerInstance, int attemptsPerThread, Attempt attempt)
 			throws Exception {
+		return admitted(instances, threadsPerInstance, (instance) -> {
+			int admitted = 0;
+			for (int i = 0; i < attemptsPerThread; i++) {
+				admitted += attempt.admit(instance) ? 1 : 0;
+			}
+			return admitted;
+		});
+	}
+
+	/**
+	 * Runs one worker per thread, each deciding itself when it has made its attempts, and adds up the admissions.
+	 * @param instances the number of instances (as separate app servers would be)
+	 * @param threadsPerInstance the threads of each instance
+	 * @param worker the attempts of one thread of an instance, returning how many were admitted
+	 * @return the number admitted
+	 * @throws Exception when an attempt fails
+	 */
+	public static int admitted(int instances, int threadsPerInstance, Worker worker) throws Exception {
 		ExecutorService executor = Executors.newFixedThreadPool(instances * threadsPerInstance);
 		CountDownLatch start = new CountDownLatch(1);
 		try {
@@ -36,15 +54,11 @@ public final class Hammer {
 			for (int instance = 0; instance < instances; instance++) {
 				int server = instance;
 				for (int thread = 0; thread < threadsPerInstance; thread++) {
-					Callable<Integer> worker = () -> {
+					Callable<Integer> attempts = () -> {
 						start.await();
-						int admitted = 0;
-						for (int i = 0; i < attemptsPerThread; i++) {
-							admitted += attempt.admit(server) ? 1 : 0;
-						}
-						return admitted;
+						return worker.attempts(server);
 					};
-					results.add(executor.submit(worker));
+					results.add(executor.submit(attempts));
 				}
 			}
 			start.countDown();
@@ -72,6 +86,22 @@ public final class Hammer {
 		 * @throws Exception when it fails
 		 */
 		boolean admit(int instance) throws Exception;
+
+	}
+
+	/**
+	 * The attempts of one thread.
+	 */
+	@FunctionalInterface
+	public interface Worker {
+
+		/**
+		 * Makes the thread's attempts.
+		 * @param instance the index of the instance making them
+		 * @return how many were admitted
+		 * @throws Exception when one fails
+		 */
+		int attempts(int instance) throws Exception;
 
 	}
 

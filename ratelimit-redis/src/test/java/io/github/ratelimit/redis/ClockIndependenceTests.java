@@ -2,10 +2,16 @@ package io.github.ratelimit.redis;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Date;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 import io.github.ratelimit.core.AbstractRateLimiter;
 import io.github.ratelimit.core.Algorithm;
@@ -20,16 +26,21 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.asm.ClassReader;
 import org.springframework.asm.ClassVisitor;
+import org.springframework.asm.ConstantDynamic;
+import org.springframework.asm.Handle;
 import org.springframework.asm.MethodVisitor;
 import org.springframework.asm.Opcodes;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Servers whose clocks disagree must make identical decisions. On Redis that holds because no application clock
  * enters a decision: time comes only from Redis {@code TIME} inside the script. These tests fail if an application
- * time source ever creeps into the Redis decision path.
+ * time source ever creeps into the Redis decision path: its bytecode is scanned for clock reads, called or taken as
+ * method handles, and limiters in two JVMs whose clocks {@link io.github.ratelimit.test.ClockShiftAgent} sets 90 s
+ * apart must decide as one.
  */
 class ClockIndependenceTests {
 
@@ -45,48 +56,80 @@ class ClockIndependenceTests {
 
 	@Test
 	void redisDecisionPathReadsNoApplicationClock() throws IOException {
-		List<String> calls = new ArrayList<>();
+		List<String> methods = new ArrayList<>();
 		for (Class<?> type : DECISION_PATH) {
-			calls.addAll(methodCalls(type));
+			methods.addAll(referencedMethods(type));
 		}
-		assertThat(calls).isNotEmpty();
-		assertThat(calls).noneMatch(ClockIndependenceTests::readsApplicationTime);
+		assertThat(methods).isNotEmpty();
+		assertThat(methods).noneMatch(ClockIndependenceTests::readsApplicationTime);
 	}
 
 	@Test
 	void guardRecognisesAnApplicationClockRead() throws IOException {
-		assertThat(methodCalls(ReadsTheClock.class)).anyMatch(ClockIndependenceTests::readsApplicationTime);
+		assertThat(referencedMethods(ReadsTheClock.class)).anyMatch(ClockIndependenceTests::readsApplicationTime);
 	}
 
 	@Test
-	void instancesOnSeparateConnectionsMakeIdenticalDecisions() {
-		LettuceConnectionFactory one = TestRedis.get().newConnectionFactory();
-		LettuceConnectionFactory two = TestRedis.get().newConnectionFactory();
-		try {
-			Policy policy = Policy.of("clock-" + UUID.randomUUID(), Algorithm.FIXED_WINDOW, "5/1d");
-			RateLimiter first = new RedisRateLimiterBackend(one, "ratelimit", TestRedis.TIMEOUT).create(policy);
-			RateLimiter second = new RedisRateLimiterBackend(two, "ratelimit", TestRedis.TIMEOUT).create(policy);
-			for (int i = 0; i < 4; i++) {
-				Decision a = first.tryAcquire("client");
-				Decision b = second.peek("client");
-				assertThat(b.remaining()).isEqualTo(a.remaining());
-				// both read the end of the same Redis-clock window, microseconds apart
-				assertThat(b.resetAfter()).isBetween(a.resetAfter().minusSeconds(1), a.resetAfter());
+	void guardRecognisesMethodReferencesToTheClock() throws IOException {
+		assertThat(referencedMethods(ReadsTheClockThroughMethodReferences.class))
+			.contains("java/lang/System.currentTimeMillis", "java/time/Instant.now", "java/util/Date.<init>");
+	}
+
+	@Test
+	void guardRecognisesMethodHandleConstantsOfTheClock() {
+		assertThat(referencedMethods(ClockHandleConstant.classFile())).contains("java/lang/System.currentTimeMillis");
+	}
+
+	@Test
+	void limitersInJvmsWhoseClocksAreNinetySecondsApartDecideAsOne() throws Exception {
+		Limit limit = Limit.parse("5/1m");
+		Policy policy = new Policy("clock-" + UUID.randomUUID(), Algorithm.FIXED_WINDOW, List.of(limit));
+		LettuceConnectionFactory connectionFactory = TestRedis.get().newConnectionFactory();
+		StringRedisTemplate redis = new StringRedisTemplate(connectionFactory);
+		try (ShiftedClockJvm early = ShiftedClockJvm.start(Duration.ofSeconds(-45), policy, "ratelimit");
+				ShiftedClockJvm late = ShiftedClockJvm.start(Duration.ofSeconds(45), policy, "ratelimit")) {
+			assertReadsAClockShiftedBy(early, Duration.ofSeconds(-45));
+			assertReadsAClockShiftedBy(late, Duration.ofSeconds(45));
+			RedisTime.awaitWindowWithAtLeast(redis, limit, 20_000_000);
+			long windowEnd = (RedisTime.micros(redis) / limit.periodMicros() + 1) * limit.periodMicros();
+			List<ShiftedClockJvm> jvms = List.of(early, late);
+			String client = "client-" + UUID.randomUUID();
+			int admitted = 0;
+			for (int i = 0; i < 10; i++) {
+				long before = RedisTime.micros(redis);
+				ShiftedClockJvm.Answer answer = jvms.get(i % 2).tryAcquireOnRedis(client);
+				long after = RedisTime.micros(redis);
+				admitted += answer.allowed() ? 1 : 0;
+				// whichever JVM decides, it is the window Redis' clock is in
+				assertThat(answer.resetMicros()).as("reset of decision %d", i)
+					.isBetween(windowEnd - after, windowEnd - before);
+			}
+			assertThat(admitted).isEqualTo(5);
+			// the same check on limiters that read their JVM's clock fails for every decision: the skew is real
+			// enough to move a limiter that reads it
+			for (int i = 0; i < 10; i++) {
+				long before = RedisTime.micros(redis);
+				ShiftedClockJvm.Answer answer = jvms.get(i % 2).tryAcquireInMemory(client);
+				long after = RedisTime.micros(redis);
+				assertThat(answer.resetMicros()).as("in-memory reset of decision %d", i)
+					.satisfiesAnyOf((reset) -> assertThat(reset).isLessThan(windowEnd - after),
+							(reset) -> assertThat(reset).isGreaterThan(windowEnd - before));
 			}
 		}
 		finally {
-			one.destroy();
-			two.destroy();
+			connectionFactory.destroy();
 		}
 	}
 
-	private static Class<?> nested(Class<?> outer, String name) {
-		for (Class<?> type : outer.getDeclaredClasses()) {
-			if (type.getSimpleName().equals(name)) {
-				return type;
-			}
+	private static void assertReadsAClockShiftedBy(ShiftedClockJvm jvm, Duration offset) {
+		long before = System.currentTimeMillis();
+		long[] readings = jvm.clockReadings();
+		long after = System.currentTimeMillis();
+		// a call, the method references System::currentTimeMillis, Instant::now and Date::new, and an ldc handle
+		assertThat(readings).hasSize(5);
+		for (long millis : readings) {
+			assertThat(millis).isBetween(before + offset.toMillis(), after + offset.toMillis());
 		}
-		throw new IllegalStateException("No class " + name + " in " + outer);
 	}
 
 	private static boolean readsApplicationTime(String call) {
@@ -94,35 +137,84 @@ class ClockIndependenceTests {
 		return APPLICATION_TIME_SOURCES.contains(call) || APPLICATION_TIME_SOURCES.contains(owner + ".*");
 	}
 
-	private static List<String> methodCalls(Class<?> type) throws IOException {
-		List<String> calls = new ArrayList<>();
+	private static List<String> referencedMethods(Class<?> type) throws IOException {
 		String resource = type.getName().replace('.', '/') + ".class";
 		try (InputStream in = type.getClassLoader().getResourceAsStream(resource)) {
-			new ClassReader(in).accept(new ClassVisitor(Opcodes.ASM9) {
-
-				@Override
-				public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
-						String[] exceptions) {
-					return new MethodVisitor(Opcodes.ASM9) {
-
-						@Override
-						public void visitMethodInsn(int opcode, String owner, String method, String desc,
-								boolean isInterface) {
-							calls.add(owner + "." + method);
-						}
-
-					};
-				}
-
-			}, 0);
+			return referencedMethods(in.readAllBytes());
 		}
-		return calls;
+	}
+
+	/**
+	 * Every method a class's code calls or takes a handle of: {@code invoke*} instructions, and the method handles
+	 * of {@code invokedynamic} bootstraps and their arguments (a method reference such as
+	 * {@code System::currentTimeMillis}, a lambda's implementation) and of constants loaded with {@code ldc}.
+	 */
+	private static List<String> referencedMethods(byte[] classFile) {
+		List<String> methods = new ArrayList<>();
+		new ClassReader(classFile).accept(new ClassVisitor(Opcodes.ASM9) {
+
+			@Override
+			public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
+					String[] exceptions) {
+				return new MethodVisitor(Opcodes.ASM9) {
+
+					@Override
+					public void visitMethodInsn(int opcode, String owner, String method, String desc,
+							boolean isInterface) {
+						methods.add(owner + "." + method);
+					}
+
+					@Override
+					public void visitInvokeDynamicInsn(String method, String desc, Handle bootstrap,
+							Object... arguments) {
+						addConstant(bootstrap, methods);
+						Arrays.stream(arguments).forEach((argument) -> addConstant(argument, methods));
+					}
+
+					@Override
+					public void visitLdcInsn(Object value) {
+						addConstant(value, methods);
+					}
+
+				};
+			}
+
+		}, 0);
+		return methods;
+	}
+
+	private static void addConstant(Object constant, List<String> methods) {
+		if (constant instanceof Handle handle) {
+			methods.add(handle.getOwner() + "." + handle.getName());
+		}
+		else if (constant instanceof ConstantDynamic dynamic) {
+			addConstant(dynamic.getBootstrapMethod(), methods);
+			for (int i = 0; i < dynamic.getBootstrapMethodArgumentCount(); i++) {
+				addConstant(dynamic.getBootstrapMethodArgument(i), methods);
+			}
+		}
 	}
 
 	static final class ReadsTheClock {
 
 		long now() {
 			return System.currentTimeMillis();
+		}
+
+	}
+
+	static final class ReadsTheClockThroughMethodReferences {
+
+		LongSupplier millis() {
+			return System::currentTimeMillis;
+		}
+
+		Supplier<Instant> instant() {
+			return Instant::now;
+		}
+
+		Supplier<Date> date() {
+			return Date::new;
 		}
 
 	}

@@ -5,13 +5,13 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Properties;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.test.Expiry;
 import io.github.ratelimit.test.TestRedis;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -24,12 +24,14 @@ import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Each algorithm's script driven directly on a real Redis, case by case, as Spring Cloud Gateway tests its script:
- * the reply for a new key, what a peek leaves behind, TTLs, huge capacities, limits at the exact integer bound,
+ * the reply for a new key, what a peek leaves behind, TTLs (exactly when each algorithm's state stops mattering),
+ * huge capacities, limits at the exact integer bound,
  * multi-limit policies, and how scripts are sent. Arguments are built by the backend's own {@link LimitArguments}.
  */
 class LuaScriptTests {
@@ -39,6 +41,13 @@ class LuaScriptTests {
 
 	/** Three permits per 2^53 - 2 ticks: capacity and period coprime, so a permit is no whole number of microseconds. */
 	private static final Limit SLOW_AND_COPRIME = Limit.of(3, Duration.of(3_002_399_751_580_330L, ChronoUnit.MICROS));
+
+	/** Redis keeps expiries in milliseconds, rounding both when it sets them and when it reports them. */
+	private static final long EXPIRY_PRECISION_MICROS = 2_000;
+
+	@SuppressWarnings({ "unchecked", "rawtypes" })
+	private static final RedisScript<List<Long>> TIME_AND_TTL = (RedisScript) RedisScript
+		.of("local t = redis.call('TIME') return {t[1] + 0, t[2] + 0, redis.call('PTTL', KEYS[1])}", List.class);
 
 	private static LettuceConnectionFactory connectionFactory;
 
@@ -57,31 +66,54 @@ class LuaScriptTests {
 
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
-	void newKeyIsAdmittedAndWrittenWithATtl(Algorithm algorithm) {
+	void newKeyIsAdmittedAndWrittenWithATtl(Algorithm algorithm) throws InterruptedException {
+		Limit limit = Limit.parse("10/1m");
+		RedisTime.awaitWindowWithAtLeast(redis, limit, 5_000_000);
 		String key = "script:" + UUID.randomUUID();
-		List<Long> reply = run(algorithm, key, 1, true, Limit.parse("10/1m"));
+		long before = RedisTime.micros(redis);
+		List<Long> reply = run(algorithm, key, 1, true, limit);
+		long after = RedisTime.micros(redis);
 		assertThat(reply).hasSize(4);
 		assertThat(reply.subList(0, 3)).containsExactly(1L, 9L, 0L);
 		long resetMicros = reply.get(3);
 		assertThat(resetMicros).isPositive().isLessThanOrEqualTo(120_000_000L);
-		long ttl = redis.getExpire(key, TimeUnit.MILLISECONDS);
-		assertThat(ttl).isPositive().isLessThanOrEqualTo((resetMicros + 999) / 1000);
+		assertExpiresBetween(key, Expiry.of(algorithm, limit, 1, before), Expiry.of(algorithm, limit, 1, after));
 	}
 
 	@ParameterizedTest
-	@EnumSource(names = { "FIXED_WINDOW", "SLIDING_WINDOW" })
-	void laterWritesInAWindowKeepTheExpiryItsFirstWriteSet(Algorithm algorithm) throws InterruptedException {
+	@EnumSource(Algorithm.class)
+	void laterWritesSetTheExpiryTheAlgorithmDefines(Algorithm algorithm) throws InterruptedException {
+		// a bucket's expiry moves on by what each write takes, a window's stays where its first write set it, a
+		// log's is one period after its newest entry
 		Limit limit = Limit.parse("10/1m");
 		RedisTime.awaitWindowWithAtLeast(redis, limit, 5_000_000);
 		String key = "script:" + UUID.randomUUID();
-		run(algorithm, key, 1, true, limit);
-		long first = redis.getExpire(key, TimeUnit.MILLISECONDS);
+		long beforeFirst = RedisTime.micros(redis);
+		run(algorithm, key, 3, true, limit);
+		long afterFirst = RedisTime.micros(redis);
 		Thread.sleep(20);
+		long beforeSecond = RedisTime.micros(redis);
 		List<Long> second = run(algorithm, key, 2, true, limit);
-		assertThat(second.subList(0, 3)).containsExactly(1L, 7L, 0L);
-		long ttl = redis.getExpire(key, TimeUnit.MILLISECONDS);
-		// the window (for a sliding window, the one after it) ends where it did: the expiry stays, the TTL shrinks
-		assertThat(ttl).isPositive().isLessThan(first).isLessThanOrEqualTo((second.get(3) + 999) / 1000 + 1);
+		long afterSecond = RedisTime.micros(redis);
+		assertThat(second.subList(0, 3)).containsExactly(1L, 5L, 0L);
+		assertExpiresBetween(key, Expiry.of(algorithm, limit, 5, beforeFirst, beforeSecond),
+				Expiry.of(algorithm, limit, 5, afterFirst, afterSecond));
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void everyLimitsKeyExpiresWhenItsOwnStateStopsMattering(Algorithm algorithm) throws InterruptedException {
+		Limit[] limits = { Limit.parse("10/1m"), Limit.parse("4/1h") };
+		RedisTime.awaitWindowWithAtLeast(redis, limits[1], 5_000_000);
+		RedisTime.awaitWindowWithAtLeast(redis, limits[0], 5_000_000);
+		List<String> keys = keys(2);
+		long before = RedisTime.micros(redis);
+		run(algorithm, keys, 3, true, limits);
+		long after = RedisTime.micros(redis);
+		for (int i = 0; i < limits.length; i++) {
+			assertExpiresBetween(keys.get(i), Expiry.of(algorithm, limits[i], 3, before),
+					Expiry.of(algorithm, limits[i], 3, after));
+		}
 	}
 
 	@ParameterizedTest
@@ -151,11 +183,12 @@ class LuaScriptTests {
 		for (Limit limit : List.of(SLOWEST, SLOW_AND_COPRIME)) {
 			String key = "script:" + UUID.randomUUID();
 			long capacity = limit.capacity();
+			long beforeFirst = RedisTime.micros(redis);
 			List<Long> first = run(algorithm, key, 1, true, limit);
+			long afterFirst = RedisTime.micros(redis);
 			assertThat(first.subList(0, 2)).as(limit.toString()).containsExactly(1L, capacity - 1);
-			assertThat(redis.getExpire(key, TimeUnit.MILLISECONDS)).as(limit.toString())
-				.isPositive()
-				.isLessThanOrEqualTo((first.get(3) + 999) / 1000);
+			assertExpiresBetween(key, Expiry.of(algorithm, limit, 1, beforeFirst),
+					Expiry.of(algorithm, limit, 1, afterFirst));
 			String before = dump(key);
 			List<Long> denied = run(algorithm, key, capacity, true, limit);
 			assertThat(denied.subList(0, 2)).as(limit.toString()).containsExactly(0L, capacity - 1);
@@ -264,6 +297,19 @@ class LuaScriptTests {
 		assertThat(RedisRateLimiterBackend.script(algorithm).getScriptAsString())
 			.contains("redis.call('TIME')")
 			.doesNotContain("HMSET");
+	}
+
+	/**
+	 * Asserts that a key expires within {@code [earliest, latest]} (Redis time, microseconds), give or take the
+	 * milliseconds in which Redis keeps expiries: its TTL and Redis' clock are read in one script, so no time passes
+	 * between them.
+	 */
+	private static void assertExpiresBetween(String key, long earliest, long latest) {
+		List<Long> timeAndTtl = redis.execute(TIME_AND_TTL, List.of(key));
+		assertThat(timeAndTtl.get(2)).as("TTL of %s", key).isPositive();
+		long expiry = timeAndTtl.get(0) * 1_000_000 + timeAndTtl.get(1) + timeAndTtl.get(2) * 1000;
+		assertThat(expiry).as("expiry of %s, %d ms after Redis' time", key, timeAndTtl.get(2))
+			.isBetween(earliest - EXPIRY_PRECISION_MICROS, latest + EXPIRY_PRECISION_MICROS);
 	}
 
 	private static List<Long> run(Algorithm algorithm, String key, long permits, boolean consume, Limit limit) {

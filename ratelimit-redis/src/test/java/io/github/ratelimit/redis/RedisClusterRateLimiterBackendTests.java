@@ -74,4 +74,9 @@ class RedisClusterRateLimiterBackendTests extends AbstractRateLimiterBackendTest
 		return (longest < 0) ? null : Duration.ofMillis(longest);
 	}
 
+	@Override
+	protected long clockMicros() {
+		return RedisTime.micros(redis);
+	}
+
 }

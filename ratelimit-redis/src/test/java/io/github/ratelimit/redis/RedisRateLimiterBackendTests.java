@@ -17,6 +17,7 @@ import io.lettuce.core.cluster.SlotHash;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -61,6 +62,11 @@ class RedisRateLimiterBackendTests extends AbstractRateLimiterBackendTests {
 		return (longest < 0) ? null : Duration.ofMillis(longest);
 	}
 
+	@Override
+	protected long clockMicros() {
+		return RedisTime.micros(redis);
+	}
+
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
 	void keysFollowTheLayoutWithTheClientInAHashTag(Algorithm algorithm) {
@@ -70,6 +76,21 @@ class RedisRateLimiterBackendTests extends AbstractRateLimiterBackendTests {
 		assertThat(stored).containsExactlyInAnyOrder(
 				"ratelimit:" + policy.name() + ":" + policy.fingerprint() + ":{203.0.113.7}:0",
 				"ratelimit:" + policy.name() + ":" + policy.fingerprint() + ":{203.0.113.7}:1");
+	}
+
+	@Test
+	void keysWrittenToRedisArePinnedAcrossReleases() {
+		// literal keys (RateLimitKeysTests pins more): a new derivation would split a client's state mid-upgrade
+		String prefix = "pinned-" + UUID.randomUUID();
+		try (RedisRateLimiterBackend pinned = new RedisRateLimiterBackend(connectionFactory, prefix,
+				TestRedis.TIMEOUT)) {
+			pinned.create(Policy.of("orders", Algorithm.TOKEN_BUCKET, "10/1m", "500/1d")).tryAcquire("203.0.113.7");
+			pinned.create(Policy.of("login", Algorithm.FIXED_WINDOW, "5/1m", "20/1h")).tryAcquire("{a}");
+		}
+		assertThat(redis.keys(prefix + ":*")).containsExactlyInAnyOrder(prefix + ":orders:d8dd466d:{203.0.113.7}:0",
+				prefix + ":orders:d8dd466d:{203.0.113.7}:1",
+				prefix + ":login:0c07390b:{#460c3a93211614ac783c0f1d1bbbcb45a6da87d6421b5c0771772588f1015ff8}:0",
+				prefix + ":login:0c07390b:{#460c3a93211614ac783c0f1d1bbbcb45a6da87d6421b5c0771772588f1015ff8}:1");
 	}
 
 	@ParameterizedTest

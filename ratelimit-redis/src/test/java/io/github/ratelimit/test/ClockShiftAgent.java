@@ -17,6 +17,9 @@ import java.time.LocalTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.jar.Attributes;
@@ -26,6 +29,8 @@ import java.util.jar.Manifest;
 import org.springframework.asm.ClassReader;
 import org.springframework.asm.ClassVisitor;
 import org.springframework.asm.ClassWriter;
+import org.springframework.asm.ConstantDynamic;
+import org.springframework.asm.Handle;
 import org.springframework.asm.MethodVisitor;
 import org.springframework.asm.Opcodes;
 
@@ -35,7 +40,9 @@ import org.springframework.asm.Opcodes;
  * {@code Instant.now()}, {@code Clock.systemUTC()}, {@code Clock.systemDefaultZone()}, {@code Clock.system(zone)},
  * the no-argument {@code now()} of {@code LocalDate}, {@code LocalTime}, {@code LocalDateTime},
  * {@code OffsetDateTime} and {@code ZonedDateTime}, and {@code new Date()} in classes loaded by the application
- * class loader (Spring, Tomcat, Lettuce, the starter, the application) to read the clock plus the offset.
+ * class loader (Spring, Tomcat, Lettuce, the starter, the application) to read the clock plus the offset, and so
+ * every method handle of them: method references ({@code System::currentTimeMillis}, {@code Date::new}) and
+ * lambdas' bootstraps ({@code invokedynamic}), and handles loaded as constants ({@code ldc}).
  * <p>
  * A JVM's clock cannot be moved from inside Java otherwise: it reads the operating system's. What this does not
  * shift: reads made inside the JDK itself (its own classes are not rewritten) and {@code System.nanoTime()}, which
@@ -92,6 +99,23 @@ public final class ClockShiftAgent {
 		return jar;
 	}
 
+	/**
+	 * The command that starts a JVM on this JVM's classpath with its clock shifted by this agent.
+	 * @param offset how far to shift its clock
+	 * @param mainClass the class whose {@code main} it runs
+	 * @param arguments the arguments of {@code main}
+	 * @return the command
+	 * @throws IOException when the agent's jar cannot be written (under {@code target/clock-shift-agent})
+	 */
+	public static List<String> javaCommand(Duration offset, String mainClass, String... arguments) throws IOException {
+		Path agent = jar(Path.of("target", "clock-shift-agent"));
+		List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+				"-javaagent:" + agent.toAbsolutePath() + "=" + offset.toMillis(), "-Xmx256m", "-XX:TieredStopAtLevel=1",
+				"-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), mainClass));
+		command.addAll(List.of(arguments));
+		return command;
+	}
+
 	public static long currentTimeMillis() {
 		return System.currentTimeMillis() + offsetMillis;
 	}
@@ -130,6 +154,10 @@ public final class ClockShiftAgent {
 
 	public static ZonedDateTime zonedDateTimeNow() {
 		return ZonedDateTime.now(systemDefaultZone());
+	}
+
+	public static Date newDate() {
+		return new Date(currentTimeMillis());
 	}
 
 	/**
@@ -211,6 +239,55 @@ public final class ClockShiftAgent {
 			else {
 				super.visitMethodInsn(opcode, owner, name, descriptor, isInterface);
 			}
+		}
+
+		@Override
+		public void visitInvokeDynamicInsn(String name, String descriptor, Handle bootstrap, Object... arguments) {
+			Object[] shifted = new Object[arguments.length];
+			for (int i = 0; i < arguments.length; i++) {
+				shifted[i] = shifted(arguments[i]);
+			}
+			super.visitInvokeDynamicInsn(name, descriptor, (Handle) shifted(bootstrap), shifted);
+		}
+
+		@Override
+		public void visitLdcInsn(Object value) {
+			super.visitLdcInsn(shifted(value));
+		}
+
+		/**
+		 * A constant with its method handles of clock reads (a method reference such as
+		 * {@code System::currentTimeMillis} or {@code Date::new}, a handle loaded with {@code ldc}) replaced by
+		 * handles of the shifted reads.
+		 */
+		private Object shifted(Object constant) {
+			if (constant instanceof Handle handle) {
+				return shifted(handle);
+			}
+			if (constant instanceof ConstantDynamic dynamic) {
+				Object[] arguments = new Object[dynamic.getBootstrapMethodArgumentCount()];
+				for (int i = 0; i < arguments.length; i++) {
+					arguments[i] = shifted(dynamic.getBootstrapMethodArgument(i));
+				}
+				return new ConstantDynamic(dynamic.getName(), dynamic.getDescriptor(),
+						shifted(dynamic.getBootstrapMethod()), arguments);
+			}
+			return constant;
+		}
+
+		private Handle shifted(Handle handle) {
+			String replacement = (handle.getTag() == Opcodes.H_INVOKESTATIC)
+					? REWRITES.get(handle.getOwner() + "." + handle.getName() + handle.getDesc()) : null;
+			if (replacement != null) {
+				this.rewritten.incrementAndGet();
+				return new Handle(Opcodes.H_INVOKESTATIC, SELF, replacement, handle.getDesc(), false);
+			}
+			if (handle.getTag() == Opcodes.H_NEWINVOKESPECIAL && handle.getOwner().equals("java/util/Date")
+					&& handle.getDesc().equals("()V")) {
+				this.rewritten.incrementAndGet();
+				return new Handle(Opcodes.H_INVOKESTATIC, SELF, "newDate", "()Ljava/util/Date;", false);
+			}
+			return handle;
 		}
 
 	}

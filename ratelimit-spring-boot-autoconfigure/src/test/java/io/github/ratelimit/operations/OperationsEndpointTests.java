@@ -1,6 +1,8 @@
 package io.github.ratelimit.operations;
 
 import java.net.http.HttpResponse;
+import java.util.UUID;
+
 import io.github.ratelimit.test.HttpProbe;
 import io.github.ratelimit.test.TestRedisProperties;
 import org.junit.jupiter.api.Test;
@@ -16,11 +18,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The operator's view of a running application on a real Redis: the {@code ratelimits} endpoint with its counts,
- * a client's state, its reset where access allows it, health and metrics.
+ * a client's state, its reset where access allows it, health and metrics. Each test uses a client of its own and
+ * compares counts before and after, so no test depends on which ran before it.
  */
 @SpringBootTest(classes = OperationsTestApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "management.metrics.distribution.percentiles-histogram.ratelimit.latency=true",
 				"ratelimit.policies.hello.limits=3/1h", "ratelimit.policies.hello.paths=/hello",
+				"ratelimit.policies.hello.key=header:X-Client",
 				"management.endpoints.web.exposure.include=health,metrics,prometheus,ratelimits",
 				"management.endpoint.health.show-details=always",
 				"management.endpoint.ratelimits.access=unrestricted" })
@@ -37,12 +41,14 @@ class OperationsEndpointTests {
 	}
 
 	@Test
-	void endpointCountsWhatClientsSawAndResetsAClient() {
+	void endpointCountsWhatClientsSaw() {
 		HttpProbe http = new HttpProbe(this.port);
+		JsonNode before = hello(http);
+		String client = newClient();
 		int ok = 0;
 		int refused = 0;
 		for (int i = 0; i < 5; i++) {
-			int status = http.get("/hello").statusCode();
+			int status = http.get("/hello", "X-Client", client).statusCode();
 			ok += (status == 200) ? 1 : 0;
 			refused += (status == 429) ? 1 : 0;
 		}
@@ -55,25 +61,53 @@ class OperationsEndpointTests {
 		JsonNode hello = report.get("policies").get("hello");
 		assertThat(hello.get("algorithm").asString()).isEqualTo("token-bucket");
 		assertThat(hello.get("limits").get(0).asString()).isEqualTo("3/1h");
-		assertThat(hello.get("key").asString()).isEqualTo("ip");
+		assertThat(hello.get("key").asString()).isEqualTo("header:X-Client");
 		assertThat(hello.get("paths").get(0).asString()).isEqualTo("/hello");
 		assertThat(hello.get("shadow").asBoolean()).isFalse();
-		assertThat(hello.get("allowed").asLong()).isEqualTo(3);
-		assertThat(hello.get("denied").asLong()).isEqualTo(2);
+		// counts are this instance's since start: other tests' requests are in them too
+		assertThat(hello.get("allowed").asLong() - before.get("allowed").asLong()).isEqualTo(3);
+		assertThat(hello.get("denied").asLong() - before.get("denied").asLong()).isEqualTo(2);
 		assertThat(hello.get("failed").asLong()).isZero();
+	}
 
-		JsonNode client = body(http.get("/actuator/ratelimits/hello/127.0.0.1"));
-		assertThat(client.get("remaining").asLong()).isZero();
-		assertThat(client.get("capacity").asLong()).isEqualTo(3);
-		assertThat(client.get("retryAfterSeconds").asLong()).isPositive();
-		// reading the state consumed nothing: still exactly 2 refusals counted
-		assertThat(body(http.get("/actuator/ratelimits")).get("policies").get("hello").get("denied").asLong())
-			.isEqualTo(2);
+	@Test
+	void readingAClientsStateConsumesNothing() {
+		HttpProbe http = new HttpProbe(this.port);
+		String client = newClient();
+		assertThat(http.get("/hello", "X-Client", client).statusCode()).isEqualTo(200);
+		JsonNode before = hello(http);
+		for (int i = 0; i < 5; i++) {
+			JsonNode state = body(http.get("/actuator/ratelimits/hello/" + client));
+			assertThat(state.get("capacity").asLong()).isEqualTo(3);
+			assertThat(state.get("remaining").asLong()).as("remaining after %d reads", i).isEqualTo(2);
+			assertThat(state.get("retryAfterSeconds").asLong()).isZero();
+		}
+		JsonNode after = hello(http);
+		assertThat(after.get("allowed").asLong()).isEqualTo(before.get("allowed").asLong());
+		assertThat(after.get("denied").asLong()).isEqualTo(before.get("denied").asLong());
+		HttpResponse<String> next = http.get("/hello", "X-Client", client);
+		assertThat(next.statusCode()).isEqualTo(200);
+		assertThat(next.headers().firstValue("X-RateLimit-Remaining")).hasValue("1");
+	}
 
-		HttpResponse<String> reset = http.delete("/actuator/ratelimits/hello/127.0.0.1");
+	@Test
+	void deleteResetsAClientToItsFullCapacity() {
+		HttpProbe http = new HttpProbe(this.port);
+		String client = newClient();
+		for (int i = 0; i < 3; i++) {
+			assertThat(http.get("/hello", "X-Client", client).statusCode()).isEqualTo(200);
+		}
+		assertThat(http.get("/hello", "X-Client", client).statusCode()).isEqualTo(429);
+		JsonNode exhausted = body(http.get("/actuator/ratelimits/hello/" + client));
+		assertThat(exhausted.get("remaining").asLong()).isZero();
+		assertThat(exhausted.get("retryAfterSeconds").asLong()).isPositive();
+
+		HttpResponse<String> reset = http.delete("/actuator/ratelimits/hello/" + client);
 		assertThat(reset.statusCode()).isEqualTo(200);
 		assertThat(body(reset).get("remaining").asLong()).isEqualTo(3);
-		assertThat(http.get("/hello").statusCode()).isEqualTo(200);
+		HttpResponse<String> next = http.get("/hello", "X-Client", client);
+		assertThat(next.statusCode()).isEqualTo(200);
+		assertThat(next.headers().firstValue("X-RateLimit-Remaining")).hasValue("2");
 	}
 
 	@Test
@@ -85,11 +119,12 @@ class OperationsEndpointTests {
 	@Test
 	void annotationPoliciesAppearOnceUsed() {
 		HttpProbe http = new HttpProbe(this.port);
-		assertThat(http.get("/annotated").statusCode()).isEqualTo(200);
-		JsonNode annotated = body(http.get("/actuator/ratelimits")).get("policies").get("annotated");
-		assertThat(annotated.get("limits").get(0).asString()).isEqualTo("2/1h");
-		assertThat(annotated.get("paths")).isEmpty();
-		assertThat(annotated.get("allowed").asLong()).isEqualTo(1);
+		// a method only this test calls, so its count does not depend on which tests ran before
+		assertThat(http.get("/listed").statusCode()).isEqualTo(200);
+		JsonNode listed = body(http.get("/actuator/ratelimits")).get("policies").get("listed");
+		assertThat(listed.get("limits").get(0).asString()).isEqualTo("2/1h");
+		assertThat(listed.get("paths")).isEmpty();
+		assertThat(listed.get("allowed").asLong()).isEqualTo(1);
 	}
 
 	@Test
@@ -112,6 +147,14 @@ class OperationsEndpointTests {
 		String prometheus = http.get("/actuator/prometheus").body();
 		assertThat(prometheus).contains("ratelimit_requests_total{outcome=\"allowed\",policy=\"annotated\"}")
 			.contains("ratelimit_latency_seconds_bucket");
+	}
+
+	private static JsonNode hello(HttpProbe http) {
+		return body(http.get("/actuator/ratelimits")).get("policies").get("hello");
+	}
+
+	private static String newClient() {
+		return "client-" + UUID.randomUUID();
 	}
 
 	private static JsonNode body(HttpResponse<String> response) {

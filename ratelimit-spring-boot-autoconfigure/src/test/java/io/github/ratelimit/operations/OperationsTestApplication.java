@@ -10,7 +10,7 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * A small application for the operations tests: one filtered path and one annotated method.
+ * A small application for the operations tests: one filtered path and annotated methods.
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
@@ -28,6 +28,12 @@ class OperationsTestApplication {
 		@RateLimited(name = "annotated", limits = "2/1h")
 		Map<String, String> annotated() {
 			return Map.of("message", "annotated");
+		}
+
+		@GetMapping("/listed")
+		@RateLimited(name = "listed", limits = "2/1h")
+		Map<String, String> listed() {
+			return Map.of("message", "listed");
 		}
 
 	}

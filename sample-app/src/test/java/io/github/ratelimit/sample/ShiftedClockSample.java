@@ -46,15 +46,12 @@ final class ShiftedClockSample implements AutoCloseable {
 	 */
 	static ShiftedClockSample start(Duration offset, String... properties) throws IOException {
 		Path target = Path.of("target");
-		Path agent = ClockShiftAgent.jar(target.resolve("clock-shift-agent"));
 		int port = TestRedis.freePort();
-		List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-				"-javaagent:" + agent.toAbsolutePath() + "=" + offset.toMillis(), "-Xmx256m", "-XX:TieredStopAtLevel=1",
-				"-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), SampleApplication.class.getName()));
 		List<String> all = new ArrayList<>(List.of(properties));
 		all.add("server.port=" + port);
 		all.add("spring.main.banner-mode=off");
-		command.addAll(List.of(RunningSample.arguments(all.toArray(String[]::new))));
+		List<String> command = ClockShiftAgent.javaCommand(offset, SampleApplication.class.getName(),
+				RunningSample.arguments(all.toArray(String[]::new)));
 		File log = target.resolve("shifted-clock-sample-" + port + ".log").toFile();
 		Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log).start();
 		return new ShiftedClockSample(process, port, offset);

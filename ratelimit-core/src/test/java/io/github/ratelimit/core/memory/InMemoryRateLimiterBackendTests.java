@@ -1,6 +1,8 @@
 package io.github.ratelimit.core.memory;
 
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 
 import io.github.ratelimit.core.AbstractRateLimiterBackendTests;
@@ -13,7 +15,9 @@ import org.jspecify.annotations.Nullable;
  */
 class InMemoryRateLimiterBackendTests extends AbstractRateLimiterBackendTests {
 
-	private final InMemoryRateLimiterBackend backend = new InMemoryRateLimiterBackend();
+	private final Clock clock = Clock.systemUTC();
+
+	private final InMemoryRateLimiterBackend backend = new InMemoryRateLimiterBackend(this.clock, "ratelimit");
 
 	@Override
 	protected RateLimiterBackend backend() {
@@ -24,6 +28,11 @@ class InMemoryRateLimiterBackendTests extends AbstractRateLimiterBackendTests {
 	protected @Nullable Duration retention(RateLimiter limiter, String key) {
 		Long micros = ((InMemoryRateLimiter) limiter).retentionMicros(key);
 		return (micros == null || micros <= 0) ? null : Duration.of(micros, ChronoUnit.MICROS);
+	}
+
+	@Override
+	protected long clockMicros() {
+		return ChronoUnit.MICROS.between(Instant.EPOCH, this.clock.instant());
 	}
 
 }
