@@ -3,31 +3,65 @@ package io.github.ratelimit.autoconfigure;
 import io.github.ratelimit.spring.CurrentRequest;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitRegistry;
-import io.github.ratelimit.spring.annotation.RateLimitedAspect;
+import io.github.ratelimit.spring.annotation.RateLimitedAdvisor;
+import io.github.ratelimit.spring.annotation.RateLimitedAnnotations;
+import io.github.ratelimit.spring.annotation.RateLimitedInterceptor;
+import io.github.ratelimit.spring.annotation.RateLimitedPolicies;
+import io.github.ratelimit.spring.annotation.RateLimitedStartupCheck;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
-import org.aspectj.weaver.Advice;
 
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Role;
 
 /**
- * Enforcement of {@code @RateLimited}, when AspectJ's weaver is on the classpath (spring-boot-starter-aspectj).
+ * Enforcement of {@code @RateLimited}: an advisor that any auto-proxy creator applies (Spring Boot registers one
+ * with or without AspectJ), and the start-up check of every annotated bean.
  */
 @AutoConfiguration(after = { RateLimitAutoConfiguration.class, RateLimitServletAutoConfiguration.class,
 		AopAutoConfiguration.class })
-@ConditionalOnClass(Advice.class)
 @ConditionalOnBean(RateLimitRegistry.class)
 public final class RateLimitAspectAutoConfiguration {
 
 	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	@ConditionalOnMissingBean
-	RateLimitedAspect rateLimitedAspect(RateLimitRegistry registry, RateLimitEnforcer enforcer,
+	static RateLimitedAnnotations rateLimitedAnnotations() {
+		return new RateLimitedAnnotations();
+	}
+
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	@ConditionalOnMissingBean
+	static RateLimitedAdvisor rateLimitedAdvisor(RateLimitedAnnotations annotations,
+			ObjectProvider<RateLimitedInterceptor> interceptor) {
+		return new RateLimitedAdvisor(annotations, interceptor::getObject);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitedPolicies rateLimitedPolicies(RateLimitedAnnotations annotations, RateLimitRegistry registry) {
+		return new RateLimitedPolicies(annotations, registry);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitedInterceptor rateLimitedInterceptor(RateLimitedPolicies policies, RateLimitEnforcer enforcer,
 			RateLimitHeaders headers, CurrentRequest currentRequest) {
-		return new RateLimitedAspect(registry, enforcer, headers, currentRequest);
+		return new RateLimitedInterceptor(policies, enforcer, headers, currentRequest);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitedStartupCheck rateLimitedStartupCheck(RateLimitedAnnotations annotations, RateLimitedPolicies policies,
+			RateLimitRegistry registry) {
+		return new RateLimitedStartupCheck(annotations, policies,
+				(applied) -> AppliedPolicies.requireEveryPolicyApplied(registry, applied));
 	}
 
 	/**

@@ -2,6 +2,7 @@ package io.github.ratelimit.spring;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,6 +30,8 @@ public class RateLimitRegistry {
 	private final ConcurrentMap<String, PolicyDefinition> declared = new ConcurrentHashMap<>();
 
 	private final List<PolicyDefinition> filterPolicies;
+
+	private final ConcurrentMap<String, Set<PolicyUse>> uses = new ConcurrentHashMap<>();
 
 	private final Algorithm defaultAlgorithm;
 
@@ -71,7 +74,7 @@ public class RateLimitRegistry {
 	public List<PolicyDefinition> policies() {
 		List<PolicyDefinition> all = new ArrayList<>(this.configured.values());
 		this.declared.values().stream()
-			.sorted(java.util.Comparator.comparing(PolicyDefinition::name))
+			.sorted(Comparator.comparing(PolicyDefinition::name))
 			.forEach(all::add);
 		return all;
 	}
@@ -82,6 +85,15 @@ public class RateLimitRegistry {
 	 */
 	public List<PolicyDefinition> filterPolicies() {
 		return this.filterPolicies;
+	}
+
+	/**
+	 * Whether a policy comes from configuration ({@code ratelimit.policies.<name>}) rather than from annotations.
+	 * @param name the policy name
+	 * @return whether it is configured
+	 */
+	public boolean isConfigured(String name) {
+		return this.configured.containsKey(name);
 	}
 
 	/**
@@ -125,6 +137,26 @@ public class RateLimitRegistry {
 					+ "; give one of them another name, or configure ratelimit.policies." + name);
 		}
 		return declaredPolicy;
+	}
+
+	/**
+	 * Records that a {@code @RateLimited} method applies a policy.
+	 * @param policy the policy name
+	 * @param use the method, with its key and cost
+	 */
+	public void recordUse(String policy, PolicyUse use) {
+		this.uses.computeIfAbsent(policy, (name) -> ConcurrentHashMap.newKeySet()).add(use);
+	}
+
+	/**
+	 * The {@code @RateLimited} methods that apply a policy, ordered by method.
+	 * @param policy the policy name
+	 * @return the uses, empty when no annotation names the policy
+	 */
+	public List<PolicyUse> uses(String policy) {
+		return this.uses.getOrDefault(policy, Set.of()).stream()
+			.sorted(Comparator.comparing(PolicyUse::method))
+			.toList();
 	}
 
 	private static String describe(Policy policy) {

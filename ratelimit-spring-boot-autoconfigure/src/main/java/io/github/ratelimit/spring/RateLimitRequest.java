@@ -58,4 +58,11 @@ public interface RateLimitRequest {
 	 */
 	Object nativeRequest();
 
+	/**
+	 * What rate limiting decided for this request so far, kept with the request (a request attribute on servlet),
+	 * shared by the filter and {@code @RateLimited}.
+	 * @return the request's rate limits, created on first use
+	 */
+	RequestRateLimits rateLimits();
+
 }

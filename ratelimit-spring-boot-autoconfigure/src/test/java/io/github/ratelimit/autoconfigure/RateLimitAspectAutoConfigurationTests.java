@@ -1,7 +1,10 @@
 package io.github.ratelimit.autoconfigure;
 
+import io.github.ratelimit.spring.RateLimitExceededException;
 import io.github.ratelimit.spring.RateLimitRegistry;
-import io.github.ratelimit.spring.annotation.RateLimitedAspect;
+import io.github.ratelimit.spring.annotation.RateLimited;
+import io.github.ratelimit.spring.annotation.RateLimitedAdvisor;
+import io.github.ratelimit.spring.annotation.RateLimitedAnnotations;
 import org.aspectj.weaver.Advice;
 import org.junit.jupiter.api.Test;
 
@@ -11,6 +14,7 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * Tests for {@link RateLimitAspectAutoConfiguration}.
@@ -18,34 +22,51 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RateLimitAspectAutoConfigurationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, RateLimitRedisAutoConfiguration.class, RateLimitAutoConfiguration.class,
-				RateLimitAspectAutoConfiguration.class))
+		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, RateLimitRedisAutoConfiguration.class,
+				RateLimitAutoConfiguration.class, RateLimitAspectAutoConfiguration.class))
 		.withPropertyValues("ratelimit.backend=in-memory");
 
 	@Test
-	void aspectShouldBeCreatedWhenAspectJIsPresent() {
-		this.contextRunner.run((context) -> assertThat(context).hasSingleBean(RateLimitedAspect.class));
+	void advisorShouldBeCreated() {
+		this.contextRunner.run((context) -> assertThat(context).hasSingleBean(RateLimitedAdvisor.class));
 	}
 
 	@Test
-	void aspectWhenAspectJWeaverIsAbsentShouldNotBeCreated() {
+	void annotationsWhenAspectJWeaverIsAbsentShouldStillBeEnforced() {
 		this.contextRunner.withClassLoader(new FilteredClassLoader(Advice.class))
-			.run((context) -> assertThat(context).hasNotFailed()
-				.doesNotHaveBean(RateLimitedAspect.class)
-				.hasSingleBean(RateLimitRegistry.class));
+			.withBean(Limited.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed().hasSingleBean(RateLimitedAdvisor.class);
+				Limited limited = context.getBean(Limited.class);
+				limited.call();
+				assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(limited::call);
+			});
 	}
 
 	@Test
-	void aspectWhenRateLimitingIsDisabledShouldNotBeCreated() {
+	void advisorWhenRateLimitingIsDisabledShouldNotBeCreated() {
 		this.contextRunner.withPropertyValues("ratelimit.enabled=false")
-			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(RateLimitedAspect.class));
+			.run((context) -> assertThat(context).hasNotFailed()
+				.doesNotHaveBean(RateLimitedAdvisor.class)
+				.doesNotHaveBean(RateLimitRegistry.class));
 	}
 
 	@Test
-	void userDefinedAspectShouldReplaceOurs() {
+	void userDefinedAdvisorShouldReplaceOurs() {
 		this.contextRunner
-			.withBean("userAspect", RateLimitedAspect.class)
-			.run((context) -> assertThat(context).hasSingleBean(RateLimitedAspect.class).hasBean("userAspect"));
+			.withBean("userAdvisor", RateLimitedAdvisor.class,
+					() -> new RateLimitedAdvisor(new RateLimitedAnnotations(), () -> {
+						throw new IllegalStateException("not called");
+					}))
+			.run((context) -> assertThat(context).hasSingleBean(RateLimitedAdvisor.class).hasBean("userAdvisor"));
+	}
+
+	public static class Limited {
+
+		@RateLimited(name = "limited", limits = "1/1h")
+		public void call() {
+		}
+
 	}
 
 }

@@ -4,7 +4,7 @@ import java.util.EnumSet;
 
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitRegistry;
-import io.github.ratelimit.spring.annotation.RateLimitedAspect;
+import io.github.ratelimit.spring.annotation.RateLimitedAdvisor;
 import io.github.ratelimit.spring.web.HeaderStyle;
 import io.github.ratelimit.spring.web.servlet.ProblemResponseWriter;
 import io.github.ratelimit.spring.web.servlet.RateLimitExceptionHandler;
@@ -60,7 +60,7 @@ class RateLimitServletAutoConfigurationTests {
 			.run((context) -> assertThat(context).doesNotHaveBean(FilterRegistrationBean.class)
 				.hasSingleBean(RateLimitRegistry.class)
 				.hasSingleBean(RateLimitExceptionHandler.class)
-				.hasSingleBean(RateLimitedAspect.class));
+				.hasSingleBean(RateLimitedAdvisor.class));
 	}
 
 	@Test
@@ -70,7 +70,7 @@ class RateLimitServletAutoConfigurationTests {
 				.doesNotHaveBean(FilterRegistrationBean.class)
 				.doesNotHaveBean(RateLimitExceptionHandler.class)
 				.doesNotHaveBean(RateLimitRegistry.class)
-				.doesNotHaveBean(RateLimitedAspect.class));
+				.doesNotHaveBean(RateLimitedAdvisor.class));
 	}
 
 	@Test
@@ -85,7 +85,7 @@ class RateLimitServletAutoConfigurationTests {
 				.doesNotHaveBean(RateLimitFilter.class)
 				.doesNotHaveBean(RateLimitExceptionHandler.class)
 				.hasSingleBean(RateLimitRegistry.class)
-				.hasSingleBean(RateLimitedAspect.class));
+				.hasSingleBean(RateLimitedAdvisor.class));
 	}
 
 	@Test

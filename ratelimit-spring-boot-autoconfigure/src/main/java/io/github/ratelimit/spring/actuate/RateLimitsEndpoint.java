@@ -4,11 +4,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
 
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.spring.FailureMode;
 import io.github.ratelimit.spring.PolicyDefinition;
+import io.github.ratelimit.spring.PolicyUse;
 import io.github.ratelimit.spring.RateLimitCounters;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitRegistry;
@@ -91,11 +94,20 @@ public class RateLimitsEndpoint {
 
 	private PolicyReport report(PolicyDefinition policy) {
 		RateLimitCounters.Counts counts = this.counters.of(policy.name());
+		List<PolicyUse> uses = this.registry.uses(policy.name());
+		boolean ownSettings = this.registry.isConfigured(policy.name()) || uses.isEmpty();
 		return new PolicyReport(policy.policy().algorithm().id(),
-				policy.policy().limits().stream().map(Limit::toString).toList(), policy.keyStrategy(),
-				patterns(policy.paths()), patterns(policy.excludePaths()), List.copyOf(policy.methods()),
-				policy.cost(), lowerCase(policy.failureMode()), policy.shadow(), counts.allowed(), counts.denied(),
+				policy.policy().limits().stream().map(Limit::toString).toList(),
+				ownSettings ? policy.keyStrategy() : distinct(uses, PolicyUse::key), patterns(policy.paths()),
+				patterns(policy.excludePaths()), List.copyOf(policy.methods()),
+				ownSettings ? Long.toString(policy.cost()) : distinct(uses, PolicyUse::cost),
+				lowerCase(policy.failureMode()), policy.shadow(), uses, counts.allowed(), counts.denied(),
 				counts.failed());
+	}
+
+	/** What the annotations of a policy they declare say, each different value once. */
+	private static String distinct(List<PolicyUse> uses, Function<PolicyUse, String> value) {
+		return uses.stream().map(value).distinct().collect(Collectors.joining(" | "));
 	}
 
 	private static ClientState state(PolicyDefinition policy, String key) {
@@ -128,20 +140,22 @@ public class RateLimitsEndpoint {
 	 *
 	 * @param algorithm the algorithm
 	 * @param limits the limits, such as {@code 5/10s}
-	 * @param key the key strategy
+	 * @param key the key strategy as configured; for a policy its annotations declare, their key expressions
 	 * @param paths the filter's path patterns
 	 * @param excludePaths the exempted path patterns
 	 * @param methods the filter's HTTP methods, empty for all
-	 * @param cost the permits a request costs
+	 * @param cost the permits a request costs as configured; for a policy its annotations declare, their cost
+	 * expressions
 	 * @param failureMode the policy's failure mode
 	 * @param shadow whether the policy only records
+	 * @param annotations the {@code @RateLimited} methods that apply the policy, each with its key and cost
 	 * @param allowed requests let through
 	 * @param denied requests refused
 	 * @param failed requests decided without the backend because it failed
 	 */
 	public record PolicyReport(String algorithm, List<String> limits, String key, List<String> paths,
-			List<String> excludePaths, List<String> methods, long cost, String failureMode, boolean shadow,
-			long allowed, long denied, long failed) {
+			List<String> excludePaths, List<String> methods, String cost, String failureMode, boolean shadow,
+			List<PolicyUse> annotations, long allowed, long denied, long failed) {
 	}
 
 	/**

@@ -2,6 +2,7 @@ package io.github.ratelimit.spring.web.servlet;
 
 import io.github.ratelimit.spring.RateLimitExceededException;
 import io.github.ratelimit.spring.RateLimiterUnavailableException;
+import io.github.ratelimit.spring.annotation.RateLimitedCostException;
 import io.github.ratelimit.spring.web.ProblemJson;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
 
@@ -17,7 +18,8 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 /**
  * Renders a {@link RateLimitExceededException} thrown inside Spring MVC as 429 with the exception's own headers
  * ({@code Retry-After}), the rate limit headers its outcome shows (the same rule as the filter's: none for a local
- * fallback decision) and the problem body, and a {@link RateLimiterUnavailableException} as 503. Ordered early so that an
+ * fallback decision) and the problem body, a {@link RateLimiterUnavailableException} as 503 and a
+ * {@link RateLimitedCostException} as 400. Ordered early so that an
  * application's catch-all handler does not turn it into a 500; declare a bean of this type to replace it. The body
  * is written as the filter writes it, so the two paths answer alike, with or without Jackson.
  */
@@ -56,6 +58,16 @@ public class RateLimitExceptionHandler {
 	@ExceptionHandler(RateLimiterUnavailableException.class)
 	public ResponseEntity<String> handle(RateLimiterUnavailableException refusal) {
 		return problem(refusal, refusal.getHeaders());
+	}
+
+	/**
+	 * Renders a {@code @RateLimited} call whose cost expression did not come to a whole number of permits.
+	 * @param invalid the exception
+	 * @return the 400 response
+	 */
+	@ExceptionHandler(RateLimitedCostException.class)
+	public ResponseEntity<String> handle(RateLimitedCostException invalid) {
+		return problem(invalid, invalid.getHeaders());
 	}
 
 	private static ResponseEntity<String> problem(ErrorResponse refusal, HttpHeaders headers) {

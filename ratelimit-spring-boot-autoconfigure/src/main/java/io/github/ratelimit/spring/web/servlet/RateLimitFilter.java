@@ -26,7 +26,8 @@ import org.springframework.web.util.ServletRequestPathUtils;
  * is answered with 429 (503 when a fail-closed policy cannot reach its backend) and never reaches the application;
  * an admitted one carries the headers of the policy with the fewest permits left. Shadow policies never change the
  * response. A refusal is written directly, without an exception. A request whose path cannot be decoded is
- * answered 400, since no policy can be matched to it.
+ * answered 400, since no policy can be matched to it. What the filter charged is kept with the request
+ * ({@link io.github.ratelimit.spring.RequestRateLimits}), so {@code @RateLimited} does not charge it again.
  */
 public class RateLimitFilter extends OncePerRequestFilter {
 
@@ -71,7 +72,6 @@ public class RateLimitFilter extends OncePerRequestFilter {
 		List<PolicyDefinition> policies = this.registry.filterPolicies();
 		String method = request.getMethod();
 		RateLimitRequest limited = null;
-		RateLimitOutcome shown = null;
 		for (PolicyDefinition policy : policies) {
 			if (!policy.appliesTo(method, path)) {
 				continue;
@@ -79,15 +79,16 @@ public class RateLimitFilter extends OncePerRequestFilter {
 			if (limited == null) {
 				limited = new ServletRateLimitRequest(request);
 			}
-			RateLimitOutcome outcome = this.enforcer.enforce(policy, policy.keyOf(limited), policy.cost());
+			String key = policy.keyOf(limited);
+			RateLimitOutcome outcome = this.enforcer.enforce(policy, key, policy.cost());
 			if (outcome.refused()) {
 				refuse(outcome, limited, response);
 				return;
 			}
-			if (outcome.shown() && fewerRemaining(outcome, shown)) {
-				shown = outcome;
-			}
+			limited.rateLimits().charged(policy, key);
+			limited.rateLimits().show(outcome);
 		}
+		RateLimitOutcome shown = (limited != null) ? limited.rateLimits().shown() : null;
 		if (shown != null) {
 			this.headers.write(shown, response::setHeader);
 		}
@@ -111,10 +112,6 @@ public class RateLimitFilter extends OncePerRequestFilter {
 			throws IOException {
 		this.headers.write(outcome, response::setHeader);
 		this.problems.write(outcome.refusal(request.uri()), response);
-	}
-
-	private static boolean fewerRemaining(RateLimitOutcome outcome, @Nullable RateLimitOutcome shown) {
-		return shown == null || outcome.decision().remaining() < shown.decision().remaining();
 	}
 
 }

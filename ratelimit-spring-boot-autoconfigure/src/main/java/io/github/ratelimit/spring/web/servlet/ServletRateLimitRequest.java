@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.Principal;
 
 import io.github.ratelimit.spring.RateLimitRequest;
+import io.github.ratelimit.spring.RequestRateLimits;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 
@@ -16,6 +17,8 @@ import org.springframework.web.util.UriUtils;
  * form body, which the application may still need to read.
  */
 public final class ServletRateLimitRequest implements RateLimitRequest {
+
+	private static final String RATE_LIMITS_ATTRIBUTE = RequestRateLimits.class.getName();
 
 	private final HttpServletRequest request;
 
@@ -83,6 +86,17 @@ public final class ServletRateLimitRequest implements RateLimitRequest {
 	@Override
 	public HttpServletRequest nativeRequest() {
 		return this.request;
+	}
+
+	@Override
+	public RequestRateLimits rateLimits() {
+		Object rateLimits = this.request.getAttribute(RATE_LIMITS_ATTRIBUTE);
+		if (rateLimits instanceof RequestRateLimits existing) {
+			return existing;
+		}
+		RequestRateLimits created = new RequestRateLimits();
+		this.request.setAttribute(RATE_LIMITS_ATTRIBUTE, created);
+		return created;
 	}
 
 	private static String decode(String text) {

@@ -1,0 +1,66 @@
+package io.github.ratelimit.spring;
+
+import java.util.HashSet;
+import java.util.Set;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What rate limiting decided for one web request, shared by the filter and {@code @RateLimited}: the policies the
+ * filter charged (so an annotation naming the same policy for the same client does not charge it again), and the
+ * admitted outcome whose headers the response shows, the one with the fewest permits left whichever path decided it.
+ */
+public final class RequestRateLimits {
+
+	private final Set<Charge> charged = new HashSet<>();
+
+	private @Nullable RateLimitOutcome shown;
+
+	/**
+	 * Records that a policy was charged for this request's client.
+	 * @param policy the policy
+	 * @param key the client's key
+	 */
+	public synchronized void charged(PolicyDefinition policy, String key) {
+		this.charged.add(new Charge(policy.name(), key));
+	}
+
+	/**
+	 * Whether a policy was already charged for this request's client.
+	 * @param policy the policy
+	 * @param key the client's key
+	 * @return whether it was
+	 */
+	public synchronized boolean isCharged(PolicyDefinition policy, String key) {
+		return this.charged.contains(new Charge(policy.name(), key));
+	}
+
+	/**
+	 * Offers an admitted outcome for the response's headers: it is shown when it binds more than the one shown so far
+	 * (fewer permits left). Outcomes that show no headers ({@link RateLimitOutcome#shown()}) are never shown.
+	 * @param outcome the outcome
+	 * @return whether the response must now show this outcome's headers
+	 */
+	public synchronized boolean show(RateLimitOutcome outcome) {
+		if (!outcome.shown()) {
+			return false;
+		}
+		if (this.shown != null && this.shown.decision().remaining() <= outcome.decision().remaining()) {
+			return false;
+		}
+		this.shown = outcome;
+		return true;
+	}
+
+	/**
+	 * The outcome whose headers the response shows.
+	 * @return the outcome, or {@code null} when none was shown
+	 */
+	public synchronized @Nullable RateLimitOutcome shown() {
+		return this.shown;
+	}
+
+	private record Charge(String policy, String key) {
+	}
+
+}
