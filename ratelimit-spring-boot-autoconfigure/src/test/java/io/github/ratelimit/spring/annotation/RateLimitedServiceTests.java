@@ -108,6 +108,30 @@ class RateLimitedServiceTests {
 		});
 	}
 
+	@Test
+	void keyExpressionThatFailsOutsideAWebRequestShouldCountTheCallUnderTheGlobalKey() {
+		this.contextRunner.run((context) -> {
+			QuotaService service = context.getBean(QuotaService.class);
+			assertThat(service.fragile("a")).isEqualTo("a");
+			assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> service.fragile("b"));
+			assertThat(service.fragile("long enough")).isEqualTo("long enough");
+		});
+	}
+
+	@Test
+	void costBelowOneOutsideAWebRequestShouldThrowWithoutCharging() {
+		this.contextRunner.run((context) -> {
+			QuotaService service = context.getBean(QuotaService.class);
+			assertThatExceptionOfType(RateLimitedCostException.class).isThrownBy(() -> service.batch(0))
+				.satisfies((invalid) -> {
+					assertThat(invalid.getStatusCode()).isEqualTo(HttpStatus.BAD_REQUEST);
+					assertThat(invalid).hasMessageContaining("'#size'").hasMessageContaining("came to 0");
+				});
+			assertThatExceptionOfType(RateLimitedCostException.class).isThrownBy(() -> service.batch(-1));
+			assertThat(service.batch(10)).isEqualTo(10);
+		});
+	}
+
 	@Service
 	static class QuotaService {
 
@@ -119,6 +143,16 @@ class RateLimitedServiceTests {
 		@RateLimited(limits = "1/1h")
 		public String nightlyReport() {
 			return "report";
+		}
+
+		@RateLimited(name = "fragile", limits = "1/1h", key = "#account.substring(5)")
+		public String fragile(String account) {
+			return account;
+		}
+
+		@RateLimited(name = "batch", limits = "10/1h", cost = "#size")
+		public int batch(int size) {
+			return size;
 		}
 
 	}
