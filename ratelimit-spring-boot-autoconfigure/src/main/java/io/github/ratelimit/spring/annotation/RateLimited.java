@@ -19,6 +19,12 @@ import org.springframework.core.annotation.AliasFor;
  * </pre>
  * Repeatable: every annotation is enforced, in order, and the first refusal stops the call (permits already taken
  * by earlier annotations stay taken). Annotations on the class apply before those on the method.
+ * <p>
+ * Honoured wherever Spring's own annotation lookup finds it, as for {@code @Transactional}: on the method or a
+ * method it overrides or implements (a superclass's, an interface's), and for a public method on its class or any
+ * supertype. A policy named in several of these places is charged once per call. An annotation that can never be
+ * enforced (on a private, static or final method, or a bean that is not proxied) stops start-up, naming the method.
+ * As with every proxy-based annotation, a call from inside the bean itself is not limited.
  */
 @Target({ ElementType.METHOD, ElementType.TYPE })
 @Retention(RetentionPolicy.RUNTIME)
@@ -51,14 +57,16 @@ public @interface RateLimited {
 	 * A SpEL expression for the client key, over the method's arguments by name ({@code #customerId}, or
 	 * {@code #p0}), with {@code #request} (the current {@code HttpServletRequest}, if any) and {@code #principal}
 	 * (its user principal, if any). Defaults to the configured policy's key strategy inside a web request (the client
-	 * IP unless configured otherwise), else one global key.
+	 * IP unless configured otherwise), else one global key. An expression that yields nothing or fails counts the
+	 * call under the client IP inside a web request, else under the global key, and is logged.
 	 * @return the key expression
 	 */
 	String key() default "";
 
 	/**
 	 * The permits a call costs: a number or a SpEL expression over the arguments, as for {@link #key()}. Defaults to
-	 * the configured policy's cost, else 1.
+	 * the configured policy's cost, else 1. Fractions are rounded up; an expression that comes to less than 1 or to
+	 * no number refuses the call with {@link RateLimitedCostException} (400 inside Spring MVC), charging nothing.
 	 * @return the cost expression
 	 */
 	String cost() default "";

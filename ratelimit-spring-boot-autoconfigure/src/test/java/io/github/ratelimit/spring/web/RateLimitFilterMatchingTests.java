@@ -1,5 +1,6 @@
 package io.github.ratelimit.spring.web;
 
+import io.github.ratelimit.spring.annotation.RateLimited;
 import io.github.ratelimit.test.Clients;
 import io.github.ratelimit.test.TestRedisProperties;
 import org.junit.jupiter.api.Test;
@@ -20,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Tests which requests the filter applies a policy to: {@code paths}, {@code exclude-paths}, {@code methods}, and
  * what each costs.
  */
-@SpringBootTest(classes = FilterTestApplication.class,
+@SpringBootTest(classes = { FilterTestApplication.class, RateLimitFilterMatchingTests.AnnotationsOnly.class },
 		properties = { "ratelimit.policies.annotations-only.limits=1/1h",
 				"ratelimit.policies.orders.paths=/orders/**,/carts/{id}", "ratelimit.policies.orders.limits=1/1h",
 				"ratelimit.policies.reports.paths=/reports/**",
@@ -121,6 +122,15 @@ class RateLimitFilterMatchingTests {
 
 	private MvcTestResult request(HttpMethod method, String uri) {
 		return this.mvc.method(method).uri(uri).with(Clients.from(this.client)).exchange();
+	}
+
+	/** Names the policy without paths, which would otherwise stop start-up as applied nowhere. */
+	static class AnnotationsOnly {
+
+		@RateLimited("annotations-only")
+		public void call() {
+		}
+
 	}
 
 }
