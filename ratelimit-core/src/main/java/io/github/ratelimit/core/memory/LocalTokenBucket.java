@@ -7,7 +7,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Token bucket, the twin of {@code token-bucket.lua}: state {@code [level, time]}, the level in units of
- * {@code period / gcd} per token, refilled by {@code capacity / gcd} units per microsecond.
+ * {@code period / gcd} per token, refilled by {@code capacity / gcd} units per microsecond. A stored time from the
+ * future (the clock stepped back) refills nothing until the clock passes it again.
  */
 final class LocalTokenBucket implements LocalAlgorithm {
 
@@ -20,16 +21,17 @@ final class LocalTokenBucket implements LocalAlgorithm {
 		long level = full;
 		if (state != null) {
 			long elapsed = Math.max(0, now - state[1]);
-			long missing = full - state[0];
-			level = (elapsed >= LocalAlgorithm.ceilDiv(missing, rate)) ? full : state[0] + elapsed * rate;
+			// compared before multiplying, so elapsed * rate stays below the missing units
+			level = (elapsed >= LocalAlgorithm.ceilDiv(full - state[0], rate)) ? full : state[0] + elapsed * rate;
 		}
-		long need = Math.multiplyExact(permits, unit);
+		long need = permits * unit;
 		boolean allowed = level >= need;
 		long after = (allowed && consume) ? level - need : level;
+		long remaining = after / unit;
 		long retry = allowed ? 0 : LocalAlgorithm.ceilDiv(need - level, rate);
 		long reset = LocalAlgorithm.ceilDiv(full - after, rate);
-		LimitOutcome outcome = new LimitOutcome(limit, allowed, LocalAlgorithm.floorDiv(after, unit), retry, reset,
-				allowed ? reset : retry);
+		long next = (remaining == limit.capacity()) ? 0 : LocalAlgorithm.ceilDiv((remaining + 1) * unit - after, rate);
+		LimitOutcome outcome = new LimitOutcome(limit, allowed, remaining, retry, reset, next);
 		return new Step(outcome, new long[] { after, now }, now + reset);
 	}
 
