@@ -10,6 +10,8 @@ for i = 1, #KEYS do
   local unit, rate, full = ARGV[3 * i] + 0, ARGV[3 * i + 1] + 0, ARGV[3 * i + 2] + 0
   local capacity = full / unit
   local level = full
+  -- how long before the stored time now is, when the clock stepped back: refilling starts only then
+  local gap = 0
   local state = redis.call('HMGET', KEYS[i], 'level', 'time')
   if state[1] then
     level = state[1] + 0
@@ -19,6 +21,8 @@ for i = 1, #KEYS do
       level = full
     elseif elapsed > 0 then
       level = level + elapsed * rate
+    else
+      gap = -elapsed
     end
   end
   local need = permits * unit
@@ -26,16 +30,16 @@ for i = 1, #KEYS do
   local retry = 0
   if not allowed then
     admitted = false
-    retry = ceil((need - level) / rate)
+    retry = gap + ceil((need - level) / rate)
   elseif consume then
-    level = level - need
+    level, gap = level - need, 0
   end
   levels[i] = level
   local remaining = floor(level / unit)
   local next = 0
-  if remaining < capacity then next = ceil(((remaining + 1) * unit - level) / rate) end
+  if remaining < capacity then next = gap + ceil(((remaining + 1) * unit - level) / rate) end
   result[5 * i - 4], result[5 * i - 3], result[5 * i - 2], result[5 * i - 1], result[5 * i] =
-    allowed and 1 or 0, remaining, retry, ceil((full - level) / rate), next
+    allowed and 1 or 0, remaining, retry, gap + ceil((full - level) / rate), next
 end
 
 if admitted and consume then

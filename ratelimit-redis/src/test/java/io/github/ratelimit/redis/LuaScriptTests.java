@@ -201,6 +201,21 @@ class LuaScriptTests {
 
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
+	void stateWrittenByAClockAheadOfRedisAdmitsNothingMore(Algorithm algorithm) {
+		// as after a failover to a replica whose clock is behind the old primary's
+		Policy policy = Policy.of("script", algorithm, "3/1m");
+		List<String> keys = keys(1);
+		long ahead = RedisTime.micros(redis) + 3_600_000_000L;
+		assertThat(SuppliedClockScripts.run(redis, policy, keys, 3, true, ahead).get(0).allowed()).isTrue();
+		List<Long> refused = run(algorithm, keys, 1, true, policy.limits().toArray(Limit[]::new));
+		assertThat(refused.subList(0, 2)).containsExactly(0L, 0L);
+		// the wait counts from Redis' own clock, so it spans the hour the state is ahead of it
+		assertThat(refused.get(2)).isGreaterThan(3_600_000_000L);
+		assertThat(refused.get(4)).isGreaterThan(3_600_000_000L);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
 	void multiLimitPoliciesTakeFromEveryLimitOrNone(Algorithm algorithm) throws InterruptedException {
 		Limit[] limits = { Limit.parse("10/1m"), Limit.parse("3/1h"), Limit.parse("5/1d") };
 		RedisTime.awaitWindowWithAtLeast(redis, limits[0], 5_000_000);

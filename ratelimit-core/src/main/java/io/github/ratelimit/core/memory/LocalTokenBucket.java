@@ -19,18 +19,27 @@ final class LocalTokenBucket implements LocalAlgorithm {
 		long unit = limit.periodMicros() / g;
 		long full = limit.capacity() * unit;
 		long level = full;
+		// how long before the stored time now is, when the clock stepped back: refilling starts only then
+		long gap = 0;
 		if (state != null) {
-			long elapsed = Math.max(0, now - state[1]);
+			long elapsed = now - state[1];
+			gap = Math.max(0, -elapsed);
 			// compared before multiplying, so elapsed * rate stays below the missing units
-			level = (elapsed >= LocalAlgorithm.ceilDiv(full - state[0], rate)) ? full : state[0] + elapsed * rate;
+			level = (elapsed >= LocalAlgorithm.ceilDiv(full - state[0], rate)) ? full
+					: state[0] + Math.max(0, elapsed) * rate;
 		}
 		long need = permits * unit;
 		boolean allowed = level >= need;
-		long after = (allowed && consume) ? level - need : level;
+		long retry = allowed ? 0 : gap + LocalAlgorithm.ceilDiv(need - level, rate);
+		long after = level;
+		if (allowed && consume) {
+			after = level - need;
+			gap = 0;
+		}
 		long remaining = after / unit;
-		long retry = allowed ? 0 : LocalAlgorithm.ceilDiv(need - level, rate);
-		long reset = LocalAlgorithm.ceilDiv(full - after, rate);
-		long next = (remaining == limit.capacity()) ? 0 : LocalAlgorithm.ceilDiv((remaining + 1) * unit - after, rate);
+		long reset = gap + LocalAlgorithm.ceilDiv(full - after, rate);
+		long next = (remaining == limit.capacity()) ? 0
+				: gap + LocalAlgorithm.ceilDiv((remaining + 1) * unit - after, rate);
 		LimitOutcome outcome = new LimitOutcome(limit, allowed, remaining, retry, reset, next);
 		return new Step(outcome, new long[] { after, now }, now + reset);
 	}
