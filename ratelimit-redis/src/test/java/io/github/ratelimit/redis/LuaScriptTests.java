@@ -290,6 +290,23 @@ class LuaScriptTests {
 
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
+	void costAboveTheSmallestCapacityIsRefusedWithoutCallingRedis(Algorithm algorithm) throws Exception {
+		RateLimiter limiter = new RedisRateLimiterBackend(connectionFactory, "ratelimit", TestRedis.TIMEOUT)
+			.create(Policy.of("unsatisfiable-" + UUID.randomUUID(), algorithm, "10/1m", "100/1h"));
+		limiter.tryAcquire("warm-up");
+		redis.execute((RedisCallback<Void>) (connection) -> {
+			connection.serverCommands().resetConfigStats();
+			return null;
+		});
+		assertThat(limiter.tryAcquire("client", 11).satisfiable()).isFalse();
+		assertThat(limiter.tryAcquire("client", Long.MAX_VALUE).satisfiable()).isFalse();
+		assertThat(limiter.tryAcquireAsync("client", 101).toCompletableFuture().get(10, TimeUnit.SECONDS).violated())
+			.containsExactlyElementsOf(limiter.policy().limits());
+		assertThat(calls("evalsha") + calls("eval")).isZero();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
 	void everyScriptReadsRedisTime(Algorithm algorithm) {
 		assertThat(RedisRateLimiterBackend.script(algorithm).getScriptAsString())
 			.contains("redis.call('TIME')")
