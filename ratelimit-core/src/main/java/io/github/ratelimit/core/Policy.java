@@ -17,7 +17,7 @@ import java.util.stream.Collectors;
 public record Policy(String name, Algorithm algorithm, List<Limit> limits) {
 
 	/** The largest capacity of a {@code sliding-log} limit, so that one decision stays near a millisecond in Redis. */
-	public static final long MAX_SLIDING_LOG_CAPACITY = 1000;
+	public static final long MAX_SLIDING_LOG_CAPACITY = 500;
 
 	/**
 	 * Creates a policy, validating it.

@@ -35,10 +35,10 @@ class PolicyTests {
 
 	@Test
 	void slidingLogRefusesCapacitiesAboveItsBoundNamingTheAlternatives() {
-		assertThat(Policy.of("orders", Algorithm.SLIDING_LOG, "1000/1h").limits()).hasSize(1);
-		assertThatIllegalArgumentException().isThrownBy(() -> Policy.of("orders", Algorithm.SLIDING_LOG, "1001/1h"))
-			.withMessage("Limit 1001/1h of policy 'orders' is too large for sliding-log: it logs every permit, so its "
-					+ "capacity must be at most 1000 to keep one decision near a millisecond inside Redis; use "
+		assertThat(Policy.of("orders", Algorithm.SLIDING_LOG, "500/1h").limits()).hasSize(1);
+		assertThatIllegalArgumentException().isThrownBy(() -> Policy.of("orders", Algorithm.SLIDING_LOG, "501/1h"))
+			.withMessage("Limit 501/1h of policy 'orders' is too large for sliding-log: it logs every permit, so its "
+					+ "capacity must be at most 500 to keep one decision near a millisecond inside Redis; use "
 					+ "sliding-window (approximate, constant memory) or gcra (exact, one small key) instead");
 		assertThat(Policy.of("orders", Algorithm.SLIDING_WINDOW, "100000/1h").limits()).hasSize(1);
 	}

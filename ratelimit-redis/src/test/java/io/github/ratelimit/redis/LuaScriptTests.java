@@ -127,7 +127,7 @@ class LuaScriptTests {
 	@EnumSource(Algorithm.class)
 	void hugeCapacitiesAreCountedExactly(Algorithm algorithm) {
 		List<String> limits = switch (algorithm) {
-			case SLIDING_LOG -> List.of("1000/1d", "1000/1ms", "997/1s");
+			case SLIDING_LOG -> List.of("500/1d", "500/1ms", "499/1s");
 			case SLIDING_WINDOW -> List.of("100000/1d", "4000000000000/1ms", "999999937/1s");
 			default -> List.of("1000000/1d", "4000000000000/1ms", "999999937/1s");
 		};
@@ -145,7 +145,7 @@ class LuaScriptTests {
 		// capacity * period / gcd(capacity, period) is 2^53 or just under it, the most that Limit accepts, or, for the
 		// algorithms Policy bounds further, their bound
 		List<Limit> limits = switch (algorithm) {
-			case SLIDING_LOG -> List.of(Limit.parse("1000/1ms"), Limit.parse("1000/1000d"), SLOWEST, SLOW_AND_COPRIME);
+			case SLIDING_LOG -> List.of(Limit.parse("500/1ms"), Limit.parse("500/1000d"), SLOWEST, SLOW_AND_COPRIME);
 			case SLIDING_WINDOW -> List.of(Limit.parse("9007199254740/1ms"), Limit.parse("104249/1d"), SLOWEST,
 					SLOW_AND_COPRIME);
 			default -> List.of(Limit.of(1L << 53, Duration.ofNanos(1_024_000)), Limit.parse("9007199254739/1ms"),

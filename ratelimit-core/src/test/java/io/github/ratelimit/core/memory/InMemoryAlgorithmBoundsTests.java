@@ -62,7 +62,7 @@ class InMemoryAlgorithmBoundsTests {
 		String[] limits = switch (algorithm) {
 			// capacity x period in microseconds at most 2^53
 			case SLIDING_WINDOW -> new String[] { "104249/1d", "9007199254740/1ms" };
-			case SLIDING_LOG -> new String[] { "1000/1000d", "1000/1ms" };
+			case SLIDING_LOG -> new String[] { "500/1000d", "500/1ms" };
 			// lcm(capacity, period) at most 2^53: 1ms divides 9007199254740
 			default -> new String[] { "9007199254740/1ms", "1/1000d" };
 		};

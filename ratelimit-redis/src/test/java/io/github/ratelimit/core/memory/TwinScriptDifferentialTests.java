@@ -72,7 +72,7 @@ class TwinScriptDifferentialTests {
 		List<List<String>> common = List.of(List.of("1/1ms"), List.of("5/10s"), List.of("7/1s"), List.of("10/1m", "3/1h"),
 				List.of("3/1ms", "100/1d"), List.of("1/1000d"), List.of("103/1000d", "2/1s"));
 		List<List<String>> bounds = switch (algorithm) {
-			case SLIDING_LOG -> List.of(List.of("1000/1ms"), List.of("1000/1d", "999/1h"));
+			case SLIDING_LOG -> List.of(List.of("500/1ms"), List.of("500/1d", "499/1h"));
 			case SLIDING_WINDOW -> List.of(List.of("9007199254740/1ms"), List.of("104249/1d", "104249/1h"));
 			default -> List.of(List.of("9007199254740/1ms"), List.of("999999937/1s", "104249/1d"));
 		};
