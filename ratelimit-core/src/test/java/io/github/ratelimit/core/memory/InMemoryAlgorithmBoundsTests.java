@@ -43,7 +43,7 @@ class InMemoryAlgorithmBoundsTests {
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
 	void costAboveEveryCapacityIsRefusedWithoutReadingOrWritingState(Algorithm algorithm) {
-		RateLimiter limiter = this.backend.create(Policy.of("p", algorithm, "10/1s", "1000/1d"));
+		RateLimiter limiter = this.backend.create(Policy.of("p", algorithm, "10/1s", "500/1d"));
 		for (long cost : new long[] { 11, 1L << 53, (1L << 53) + 1, Long.MAX_VALUE }) {
 			Decision decision = limiter.tryAcquire("client", cost);
 			assertThat(decision.allowed()).isFalse();
