@@ -122,11 +122,16 @@ public record Limit(long capacity, Duration period) {
 	 */
 	@Override
 	public String toString() {
-		return this.capacity + "/" + format(this.period);
+		return this.capacity + "/" + periodText();
 	}
 
-	private static String format(Duration period) {
-		long micros = toMicros(period);
+	/**
+	 * The canonical text of the period, such as {@code "1m"} or {@code "10s"}: the amount in the largest unit that
+	 * divides it exactly.
+	 * @return the period's text
+	 */
+	public String periodText() {
+		long micros = periodMicros();
 		long[] sizes = { 86_400_000_000L, 3_600_000_000L, 60_000_000L, 1_000_000L, 1_000L };
 		String[] units = { "d", "h", "m", "s", "ms" };
 		for (int i = 0; i < sizes.length; i++) {

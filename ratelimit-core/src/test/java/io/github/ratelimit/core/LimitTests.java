@@ -28,6 +28,14 @@ class LimitTests {
 		assertThat(Limit.parse("1/24h")).hasToString("1/1d");
 	}
 
+	@Test
+	void periodTextIsTheCanonicalPeriod() {
+		assertThat(Limit.parse("100/60s").periodText()).isEqualTo("1m");
+		assertThat(Limit.parse("1/1500ms").periodText()).isEqualTo("1500ms");
+		assertThat(Limit.parse("5/10s").periodText()).isEqualTo("10s");
+		assertThat(Limit.of(1, Duration.ofNanos(1_000_500_000)).periodText()).isEqualTo("1000500us");
+	}
+
 	@ParameterizedTest
 	@ValueSource(strings = { "lots", "", "100", "/1m", "100/", "100/1w", "-1/1m", "1.5/1m", "100/1 m s", "100/-1s" })
 	void refusesUnparsableLimitsNamingTheSyntax(String text) {

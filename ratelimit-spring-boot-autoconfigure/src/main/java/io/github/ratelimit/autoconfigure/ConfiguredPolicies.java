@@ -13,6 +13,7 @@ import io.github.ratelimit.autoconfigure.RateLimitProperties.LimitProperties;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimiterBackend;
+import io.github.ratelimit.spring.FailureMode;
 import io.github.ratelimit.spring.KeyResolver;
 import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.RequestKeyResolvers;
@@ -71,12 +72,39 @@ final class ConfiguredPolicies {
 							+ ", so every request would be refused",
 					"lower the cost or raise the capacity", null);
 		}
+		FailureMode failureMode = (settings.getFailureMode() != null) ? settings.getFailureMode()
+				: this.properties.getFailureMode();
+		if (failureMode == FailureMode.LOCAL) {
+			checkFallbackCapacity(prefix, policy, settings.getCost());
+		}
 		return new PolicyDefinition(policy, this.backend.create(policy), settings.getKey(), keyResolver,
 				patterns(prefix + "paths", settings.getPaths()),
 				patterns(prefix + "exclude-paths", settings.getExcludePaths()),
-				methods(prefix + "methods", settings.getMethods()), settings.getCost(),
-				(settings.getFailureMode() != null) ? settings.getFailureMode() : this.properties.getFailureMode(),
+				methods(prefix + "methods", settings.getMethods()), settings.getCost(), failureMode,
 				settings.isShadow());
+	}
+
+	/**
+	 * The local failure mode divides each limit by the number of instances: a share below what a request costs (at
+	 * least one permit) would refuse every request while the backend is down. The cost is already checked to be
+	 * between 1 and the smallest capacity.
+	 */
+	private void checkFallbackCapacity(String prefix, Policy policy, long cost) {
+		int instances = RateLimitAutoConfiguration.fallbackInstances(this.properties);
+		for (int i = 0; i < policy.limits().size(); i++) {
+			Limit limit = policy.limits().get(i);
+			long share = limit.capacity() / instances;
+			if (share < cost) {
+				throw new InvalidRateLimitConfigurationException("ratelimit.fallback.instances",
+						"dividing " + prefix + "limits[" + i + "] (" + limit + ") by " + instances
+								+ " instances leaves " + share + " permits per instance while the backend is down, "
+								+ "fewer than " + prefix + "cost (" + cost + ")",
+						"lower ratelimit.fallback.instances to at most " + (limit.capacity() / cost)
+								+ ", or raise " + prefix + "limits[" + i + "] to at least " + (instances * cost)
+								+ " or lower " + prefix + "cost",
+						null);
+			}
+		}
 	}
 
 	private static List<Limit> limits(String property, List<LimitProperties> limits) {

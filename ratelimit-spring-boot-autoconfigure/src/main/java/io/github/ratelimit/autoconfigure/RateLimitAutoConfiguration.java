@@ -11,6 +11,7 @@ import io.github.ratelimit.spring.RateLimitCounters;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitRecorder;
 import io.github.ratelimit.spring.RateLimitRegistry;
+import io.github.ratelimit.spring.RateLimitStartupLogger;
 import io.github.ratelimit.spring.RequestKeyResolvers;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
 
@@ -50,6 +51,12 @@ public final class RateLimitAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
+	RateLimitStartupLogger rateLimitStartupLogger(RateLimitRegistry registry, RateLimitProperties properties) {
+		return new RateLimitStartupLogger(registry, properties.getFailureMode());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
 	RateLimitCounters rateLimitCounters() {
 		return new RateLimitCounters();
 	}
@@ -57,12 +64,7 @@ public final class RateLimitAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitEnforcer rateLimitEnforcer(RateLimitProperties properties, ObjectProvider<RateLimitRecorder> recorders) {
-		int instances = properties.getFallback().getInstances();
-		if (instances < 1) {
-			throw new InvalidRateLimitConfigurationException("ratelimit.fallback.instances",
-					"the number of instances must be at least 1, was " + instances,
-					"set it to the number of instances that share the limits", null);
-		}
+		int instances = fallbackInstances(properties);
 		return new RateLimitEnforcer(recorders.orderedStream().toList(), new CircuitBreaker(BREAKER_OPEN_INTERVAL),
 				properties.getDenyCache().isEnabled() ? new DenyCache(DENY_CACHE_SIZE, DENY_CACHE_MAX_AGE) : null,
 				instances);
@@ -92,6 +94,21 @@ public final class RateLimitAutoConfiguration {
 		return ConfiguredPolicies.check("ratelimit.key-prefix",
 				() -> new InMemoryRateLimiterBackend(Clock.systemUTC(), properties.getKeyPrefix()),
 				"use a non-blank prefix without '{' or '}'");
+	}
+
+	/**
+	 * Checks the number of instances the {@code local} failure mode divides limits by.
+	 * @param properties the properties
+	 * @return the number of instances
+	 */
+	static int fallbackInstances(RateLimitProperties properties) {
+		int instances = properties.getFallback().getInstances();
+		if (instances < 1) {
+			throw new InvalidRateLimitConfigurationException("ratelimit.fallback.instances",
+					"the number of instances must be at least 1, was " + instances,
+					"set it to the number of instances that share the limits", null);
+		}
+		return instances;
 	}
 
 	/**

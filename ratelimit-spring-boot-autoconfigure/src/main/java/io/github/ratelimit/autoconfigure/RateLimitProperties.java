@@ -14,9 +14,10 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
- * Configuration of rate limiting.
+ * Configuration of rate limiting. A {@code ratelimit.*} property that binds to nothing (a typo such as
+ * {@code ratelimit.policies.hello.path}) stops start-up rather than being ignored.
  */
-@ConfigurationProperties("ratelimit")
+@ConfigurationProperties(prefix = "ratelimit", ignoreUnknownFields = false)
 public class RateLimitProperties {
 
 	/**

@@ -6,6 +6,7 @@ import java.util.Set;
 import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimiter;
 
+import org.springframework.http.HttpMethod;
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.util.pattern.PathPattern;
 
@@ -19,7 +20,8 @@ import org.springframework.web.util.pattern.PathPattern;
  * @param keyResolver the resolver of that strategy
  * @param paths the path patterns the filter applies the policy to; empty for annotation-only policies
  * @param excludePaths path patterns exempted from the policy
- * @param methods the HTTP methods the filter applies the policy to; empty for all
+ * @param methods the HTTP methods the filter applies the policy to, {@code HEAD} included wherever {@code GET} is
+ * (Spring MVC serves {@code HEAD} with the {@code GET} handler); empty for all
  * @param cost the permits each request costs
  * @param failureMode what to decide when the backend cannot answer
  * @param shadow whether the policy only records what it would refuse
@@ -53,10 +55,15 @@ public record PolicyDefinition(Policy policy, RateLimiter limiter, String keyStr
 	 * @return whether the policy applies
 	 */
 	public boolean appliesTo(String method, PathContainer path) {
-		if (this.paths.isEmpty() || (!this.methods.isEmpty() && !this.methods.contains(method))) {
+		if (this.paths.isEmpty() || !appliesTo(method)) {
 			return false;
 		}
 		return matchesAny(this.paths, path) && !matchesAny(this.excludePaths, path);
+	}
+
+	private boolean appliesTo(String method) {
+		return this.methods.isEmpty() || this.methods.contains(method)
+				|| (HttpMethod.HEAD.name().equals(method) && this.methods.contains(HttpMethod.GET.name()));
 	}
 
 	private static boolean matchesAny(List<PathPattern> patterns, PathContainer path) {

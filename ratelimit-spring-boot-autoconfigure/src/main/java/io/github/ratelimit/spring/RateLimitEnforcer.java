@@ -94,7 +94,7 @@ public class RateLimitEnforcer {
 		}
 		Decision cached = (this.denyCache != null) ? this.denyCache.find(policy.name(), key, permits) : null;
 		if (cached != null) {
-			return record(new RateLimitOutcome(policy, cached, refusedKind(policy)), -1);
+			return record(new RateLimitOutcome(policy, cached, refusedKind(policy), permits), -1);
 		}
 		if (!this.breaker.tryCall()) {
 			return record(fail(policy, key, permits, this.breaker.lastError()), -1);
@@ -111,12 +111,12 @@ public class RateLimitEnforcer {
 		long backendNanos = System.nanoTime() - start;
 		this.breaker.onSuccess();
 		if (decision.allowed()) {
-			return record(new RateLimitOutcome(policy, decision, RateLimitOutcome.Kind.ALLOWED), backendNanos);
+			return record(new RateLimitOutcome(policy, decision, RateLimitOutcome.Kind.ALLOWED, permits), backendNanos);
 		}
 		if (this.denyCache != null) {
 			this.denyCache.remember(policy.name(), key, permits, decision);
 		}
-		return record(new RateLimitOutcome(policy, decision, refusedKind(policy)), backendNanos);
+		return record(new RateLimitOutcome(policy, decision, refusedKind(policy), permits), backendNanos);
 	}
 
 	/**
@@ -147,20 +147,20 @@ public class RateLimitEnforcer {
 				yield new RateLimitOutcome(policy,
 						new Decision(true, limit, limit.capacity(), Duration.ZERO, Duration.ZERO, Duration.ZERO, true,
 								List.of()),
-						RateLimitOutcome.Kind.FAILED_OPEN);
+						RateLimitOutcome.Kind.FAILED_OPEN, permits);
 			}
 			case CLOSED -> {
 				warn(policy, "refusing requests with 503 (failure-mode closed)", error);
 				yield new RateLimitOutcome(policy,
 						new Decision(false, limit, 0, this.breaker.retryAfter(), Duration.ZERO, this.breaker.retryAfter(),
 								true, policy.policy().limits()),
-						RateLimitOutcome.Kind.FAILED_CLOSED);
+						RateLimitOutcome.Kind.FAILED_CLOSED, permits);
 			}
 			case LOCAL -> {
 				warn(policy, "deciding with this instance's limiter, limits divided by " + this.fallbackInstances
 						+ " (failure-mode local)", error);
 				yield new RateLimitOutcome(policy, fallback(policy).tryAcquire(key, permits),
-						RateLimitOutcome.Kind.FALLBACK);
+						RateLimitOutcome.Kind.FALLBACK, permits);
 			}
 		};
 	}

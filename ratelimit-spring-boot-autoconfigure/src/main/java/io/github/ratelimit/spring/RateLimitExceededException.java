@@ -5,35 +5,30 @@ import java.net.URI;
 import io.github.ratelimit.core.Decision;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.ErrorResponseException;
 
 /**
  * Thrown when a rate limit refuses a request. Inside Spring MVC it becomes a 429 Too Many Requests with
- * {@code Retry-After} and an RFC 9457 problem body of type
- * {@value #QUOTA_EXCEEDED}; elsewhere the caller gets the exception, with the decision.
+ * {@code Retry-After} (none when the request can never succeed), the rate limit headers and an RFC 9457 problem body
+ * of type {@value #QUOTA_EXCEEDED}; elsewhere the caller gets the exception, with the decision.
  */
 public class RateLimitExceededException extends ErrorResponseException {
 
 	/** The problem type of a refusal, from the IANA HTTP problem types registry. */
 	public static final String QUOTA_EXCEEDED = RateLimitProblems.QUOTA_EXCEEDED;
 
-	private final PolicyDefinition policy;
-
-	private final Decision decision;
+	private final RateLimitOutcome outcome;
 
 	/**
 	 * Creates the exception for a refused request.
-	 * @param policy the policy that refused it
-	 * @param decision the decision
+	 * @param outcome the refusal: a limit's, or the local fallback's
 	 * @param instance the request's URI, or {@code null} outside a request
 	 */
-	public RateLimitExceededException(PolicyDefinition policy, Decision decision, @Nullable URI instance) {
-		super(HttpStatus.TOO_MANY_REQUESTS, RateLimitProblems.quotaExceeded(policy.name(), decision, instance), null);
-		this.policy = policy;
-		this.decision = decision;
-		getHeaders().set(HttpHeaders.RETRY_AFTER, Long.toString(decision.retryAfterSeconds()));
+	public RateLimitExceededException(RateLimitOutcome outcome, @Nullable URI instance) {
+		super(HttpStatus.TOO_MANY_REQUESTS, RateLimitProblems.quotaExceeded(outcome, instance), null);
+		this.outcome = outcome;
+		RateLimitProblems.retryAfter(outcome.decision(), getHeaders());
 	}
 
 	/**
@@ -41,7 +36,7 @@ public class RateLimitExceededException extends ErrorResponseException {
 	 * @return the policy name
 	 */
 	public String getPolicy() {
-		return this.policy.name();
+		return this.outcome.policy().name();
 	}
 
 	/**
@@ -49,7 +44,7 @@ public class RateLimitExceededException extends ErrorResponseException {
 	 * @return the policy
 	 */
 	public PolicyDefinition getPolicyDefinition() {
-		return this.policy;
+		return this.outcome.policy();
 	}
 
 	/**
@@ -57,7 +52,15 @@ public class RateLimitExceededException extends ErrorResponseException {
 	 * @return the decision
 	 */
 	public Decision getDecision() {
-		return this.decision;
+		return this.outcome.decision();
+	}
+
+	/**
+	 * What enforcing the policy came to: the decision, and whether the shared limits or the local fallback made it.
+	 * @return the outcome
+	 */
+	public RateLimitOutcome getOutcome() {
+		return this.outcome;
 	}
 
 	@Override

@@ -14,8 +14,9 @@ import org.springframework.web.ErrorResponseException;
  * @param decision the decision: the limiter's, the local fallback's, or (when the backend failed open or closed) a
  * stand-in whose counts mean nothing
  * @param kind how the request was decided
+ * @param permits the permits the request asked for (its cost)
  */
-public record RateLimitOutcome(PolicyDefinition policy, Decision decision, Kind kind) {
+public record RateLimitOutcome(PolicyDefinition policy, Decision decision, Kind kind, long permits) {
 
 	/**
 	 * Whether the request must be refused. Shadow policies never refuse.
@@ -42,13 +43,22 @@ public record RateLimitOutcome(PolicyDefinition policy, Decision decision, Kind 
 	}
 
 	/**
+	 * Whether responses show this outcome's rate limit headers: only when the policy's shared limits decided (see
+	 * {@link #decided()}) a policy that is not in shadow mode. The one rule for every path that writes them.
+	 * @return whether the outcome's rate limit headers are sent
+	 */
+	public boolean shown() {
+		return !this.policy.shadow() && decided();
+	}
+
+	/**
 	 * The exception that refuses the request: 503 when the backend failed closed, else 429.
 	 * @param instance the request's URI, or {@code null} outside a request
 	 * @return the exception
 	 */
 	public ErrorResponseException refusal(@Nullable URI instance) {
-		return (this.kind == Kind.FAILED_CLOSED) ? new RateLimiterUnavailableException(this.policy, this.decision, instance)
-				: new RateLimitExceededException(this.policy, this.decision, instance);
+		return (this.kind == Kind.FAILED_CLOSED) ? new RateLimiterUnavailableException(this, instance)
+				: new RateLimitExceededException(this, instance);
 	}
 
 	/**

@@ -3,15 +3,20 @@ package io.github.ratelimit.spring;
 import java.net.URI;
 
 import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.Limit;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
 
 /**
- * The RFC 9457 problem bodies of refusals, the same whichever path refused: 429 of type {@value #QUOTA_EXCEEDED}
- * when a limit refused, 503 of type {@value #TEMPORARY_REDUCED_CAPACITY} when a fail-closed policy could not reach
- * its backend. Each carries the refusing policy's name as {@code policy}.
+ * What a refusal says besides the rate limit headers, the same whichever path refused: its RFC 9457 problem body and
+ * its {@code Retry-After}. A 429 is of type {@value #QUOTA_EXCEEDED}, a 503 (a fail-closed policy could not reach its
+ * backend) of type {@value #TEMPORARY_REDUCED_CAPACITY}. Both carry the policy's name as {@code policy} and the
+ * {@link PolicyItems item names} of the refusing limits as {@code violated-policies}: the limits that refused (for a
+ * request that can never succeed, those whose capacity is below its cost), or for a 503 every limit of the policy,
+ * since none could be checked.
  */
 public final class RateLimitProblems {
 
@@ -21,6 +26,12 @@ public final class RateLimitProblems {
 	/** The problem type of a fail-closed refusal, from the IANA HTTP problem types registry. */
 	public static final String TEMPORARY_REDUCED_CAPACITY = "https://iana.org/assignments/http-problem-types#temporary-reduced-capacity";
 
+	/** The problem member that names the refusing policy. */
+	public static final String POLICY = "policy";
+
+	/** The problem member of draft-ietf-httpapi-ratelimit-headers that names the refusing limits' items. */
+	public static final String VIOLATED_POLICIES = "violated-policies";
+
 	private static final URI QUOTA_EXCEEDED_TYPE = URI.create(QUOTA_EXCEEDED);
 
 	private static final URI TEMPORARY_REDUCED_CAPACITY_TYPE = URI.create(TEMPORARY_REDUCED_CAPACITY);
@@ -29,55 +40,64 @@ public final class RateLimitProblems {
 	}
 
 	/**
-	 * The problem body of a refused outcome.
-	 * @param outcome the outcome, refused
-	 * @param instance the request's URI, or {@code null} outside a request
-	 * @return the problem
-	 */
-	public static ProblemDetail of(RateLimitOutcome outcome, @Nullable URI instance) {
-		return (outcome.kind() == RateLimitOutcome.Kind.FAILED_CLOSED) ? unavailable(outcome.policy().name(), instance)
-				: quotaExceeded(outcome.policy().name(), outcome.decision(), instance);
-	}
-
-	/**
 	 * The problem body of a request a limit refused.
-	 * @param policy the policy name
-	 * @param decision the refusal
+	 * @param outcome the refusal
 	 * @param instance the request's URI, or {@code null} outside a request
 	 * @return the 429 problem
 	 */
-	public static ProblemDetail quotaExceeded(String policy, Decision decision, @Nullable URI instance) {
-		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.TOO_MANY_REQUESTS, detail(policy, decision));
+	public static ProblemDetail quotaExceeded(RateLimitOutcome outcome, @Nullable URI instance) {
+		PolicyDefinition policy = outcome.policy();
+		Decision decision = outcome.decision();
+		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.TOO_MANY_REQUESTS,
+				quotaExceededDetail(outcome));
 		problem.setType(QUOTA_EXCEEDED_TYPE);
 		problem.setTitle("Too Many Requests");
 		problem.setInstance(instance);
-		problem.setProperty("policy", policy);
+		problem.setProperty(POLICY, policy.name());
+		problem.setProperty(VIOLATED_POLICIES, PolicyItems.of(policy.policy()).namesOf(decision.violated()));
 		return problem;
 	}
 
 	/**
 	 * The problem body of a request refused because a fail-closed policy could not reach its backend.
-	 * @param policy the policy name
+	 * @param policy the policy
 	 * @param instance the request's URI, or {@code null} outside a request
 	 * @return the 503 problem
 	 */
-	public static ProblemDetail unavailable(String policy, @Nullable URI instance) {
-		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE,
-				"Rate limit policy '" + policy + "' cannot be checked right now and refuses requests until it can.");
+	public static ProblemDetail unavailable(PolicyDefinition policy, @Nullable URI instance) {
+		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, "Rate limit policy '"
+				+ policy.name() + "' cannot be checked right now and refuses requests until it can.");
 		problem.setType(TEMPORARY_REDUCED_CAPACITY_TYPE);
 		problem.setTitle("Service Unavailable");
 		problem.setInstance(instance);
-		problem.setProperty("policy", policy);
+		problem.setProperty(POLICY, policy.name());
+		problem.setProperty(VIOLATED_POLICIES, PolicyItems.of(policy.policy()).names());
 		return problem;
 	}
 
-	private static String detail(String policy, Decision decision) {
+	/**
+	 * Sets the {@code Retry-After} of a refusal: the seconds until the request could succeed, rounded up, at least 1;
+	 * none when it can never succeed, since no wait would help.
+	 * @param decision the refusal
+	 * @param headers the refusal's headers
+	 */
+	public static void retryAfter(Decision decision, HttpHeaders headers) {
+		if (decision.satisfiable()) {
+			headers.set(HttpHeaders.RETRY_AFTER, Long.toString(decision.retryAfterSeconds()));
+		}
+	}
+
+	private static String quotaExceededDetail(RateLimitOutcome outcome) {
+		String policy = outcome.policy().name();
+		Decision decision = outcome.decision();
+		Limit limit = decision.limit();
 		if (!decision.satisfiable()) {
-			return "The request costs more than rate limit policy '" + policy + "' ever allows (" + decision.limit()
+			return "The request costs " + outcome.permits() + " permits, more than rate limit policy '" + policy
+					+ "' ever allows (" + limit + ": at most " + limit.capacity() + " per " + limit.periodText()
 					+ "); retrying will not help.";
 		}
-		return "Rate limit policy '" + policy + "' (" + decision.limit() + ") exceeded; retry in "
-				+ decision.retryAfterSeconds() + " s.";
+		return "Rate limit policy '" + policy + "' (" + limit + ") exceeded; retry in " + decision.retryAfterSeconds()
+				+ " s.";
 	}
 
 }

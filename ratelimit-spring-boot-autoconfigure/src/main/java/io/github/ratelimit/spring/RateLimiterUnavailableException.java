@@ -2,10 +2,8 @@ package io.github.ratelimit.spring;
 
 import java.net.URI;
 
-import io.github.ratelimit.core.Decision;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.ErrorResponseException;
 
@@ -22,14 +20,13 @@ public class RateLimiterUnavailableException extends ErrorResponseException {
 
 	/**
 	 * Creates the exception.
-	 * @param policy the policy that could not decide
-	 * @param decision the stand-in refusal, whose retry-after is when the backend is tried again
+	 * @param outcome the stand-in refusal, whose retry-after is when the backend is tried again
 	 * @param instance the request's URI, or {@code null} outside a request
 	 */
-	public RateLimiterUnavailableException(PolicyDefinition policy, Decision decision, @Nullable URI instance) {
-		super(HttpStatus.SERVICE_UNAVAILABLE, RateLimitProblems.unavailable(policy.name(), instance), null);
-		this.policy = policy;
-		getHeaders().set(HttpHeaders.RETRY_AFTER, Long.toString(decision.retryAfterSeconds()));
+	public RateLimiterUnavailableException(RateLimitOutcome outcome, @Nullable URI instance) {
+		super(HttpStatus.SERVICE_UNAVAILABLE, RateLimitProblems.unavailable(outcome.policy(), instance), null);
+		this.policy = outcome.policy();
+		RateLimitProblems.retryAfter(outcome.decision(), getHeaders());
 	}
 
 	/**

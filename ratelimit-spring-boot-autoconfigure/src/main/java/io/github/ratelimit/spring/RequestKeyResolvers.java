@@ -1,12 +1,16 @@
 package io.github.ratelimit.spring;
 
 import java.security.Principal;
+import java.util.concurrent.atomic.AtomicBoolean;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanNotOfRequiredTypeException;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
+import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
@@ -20,12 +24,15 @@ import org.springframework.util.StringUtils;
  * {@code ip} is the connection's {@linkplain RateLimitRequest#remoteAddress() remote address}: behind a proxy, turn on Spring Boot's forwarded header
  * support ({@code server.forward-headers-strategy}); {@code X-Forwarded-For} is never trusted here. A strategy that
  * finds nothing (a missing header, an anonymous user) counts the request under the client's IP address, as the key
- * {@code ip:<address>} (see {@link #orIp(KeyResolver)}).
+ * {@code ip:<address>} (see {@link #orIp(KeyResolver)}); so does an {@code expr:} expression that fails on a
+ * request (the first failure is logged as a warning, later ones at debug level).
  */
 public final class RequestKeyResolvers {
 
 	/** The key of every request under the {@code global} strategy. */
 	public static final String GLOBAL_KEY = "global";
+
+	private static final Log logger = LogFactory.getLog(RequestKeyResolvers.class);
 
 	private static final SpelExpressionParser PARSER = new SpelExpressionParser();
 
@@ -112,12 +119,26 @@ public final class RequestKeyResolvers {
 			throw new IllegalArgumentException("Key strategy '" + strategy + "' is not a valid SpEL expression: "
 					+ ex.getMessage(), ex);
 		}
+		AtomicBoolean warned = new AtomicBoolean();
 		return (request) -> {
 			Object nativeRequest = request.nativeRequest();
 			StandardEvaluationContext context = new StandardEvaluationContext(nativeRequest);
 			context.setVariable("request", nativeRequest);
-			Object value = expression.getValue(context);
-			return (value != null) ? value.toString() : null;
+			try {
+				Object value = expression.getValue(context);
+				return (value != null) ? value.toString() : null;
+			}
+			catch (EvaluationException ex) {
+				String message = "Key strategy '" + strategy + "' failed on a request, counted under the client's IP "
+						+ "address instead: " + ex.getMessage();
+				if (!warned.getAndSet(true)) {
+					logger.warn(message + " (further failures are logged at DEBUG)");
+				}
+				else if (logger.isDebugEnabled()) {
+					logger.debug(message);
+				}
+				return null;
+			}
 		};
 	}
 

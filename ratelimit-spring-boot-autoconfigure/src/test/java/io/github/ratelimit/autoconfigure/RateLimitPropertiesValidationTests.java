@@ -1,10 +1,15 @@
 package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.spring.KeyResolver;
+import io.github.ratelimit.test.TestRedisProperties;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -176,6 +181,75 @@ class RateLimitPropertiesValidationTests {
 	void costEqualToTheCapacityShouldBeAccepted() {
 		this.contextRunner.withPropertyValues("ratelimit.policies.hello.limits=5/1s", "ratelimit.policies.hello.cost=5")
 			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
+	void unknownKeyUnderAPolicyShouldFailStartUpNamingThePolicyAndTheKey() {
+		this.contextRunner
+			.withPropertyValues("ratelimit.policies.hello.limits=5/1s", "ratelimit.policies.hello.path=/api/hello")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(findCause(context.getStartupFailure(), UnboundConfigurationPropertiesException.class)
+					.getUnboundProperties()).extracting((property) -> property.getName().toString())
+					.containsExactly("ratelimit.policies.hello.path");
+			});
+	}
+
+	@Test
+	void unknownKeyUnderRatelimitShouldFailStartUp() {
+		this.contextRunner.withPropertyValues("ratelimit.failure-mod=closed")
+			.run((context) -> assertThat(
+					findCause(context.getStartupFailure(), UnboundConfigurationPropertiesException.class)
+						.getUnboundProperties())
+				.extracting((property) -> property.getName().toString())
+				.containsExactly("ratelimit.failure-mod"));
+	}
+
+	@Test
+	void fallbackInstancesBelowOneShouldFailStartUp() {
+		assertInvalid("ratelimit.fallback.instances", "number of instances", "ratelimit.fallback.instances=0");
+	}
+
+	@Test
+	void fallbackInstancesThatDivideACapacityBelowOnePermitShouldFailStartUpNamingBothProperties() {
+		assertInvalid("ratelimit.fallback.instances", "ratelimit.policies.hello.limits[1]",
+				"ratelimit.failure-mode=local", "ratelimit.fallback.instances=4",
+				"ratelimit.policies.hello.limits=100/1h,3/1s");
+	}
+
+	@Test
+	void fallbackInstancesThatDivideACapacityBelowTheCostShouldFailStartUpNamingBothProperties() {
+		assertInvalid("ratelimit.fallback.instances", "ratelimit.policies.hello.cost", "ratelimit.fallback.instances=3",
+				"ratelimit.policies.hello.failure-mode=local", "ratelimit.policies.hello.limits=10/1s",
+				"ratelimit.policies.hello.cost=4");
+	}
+
+	@Test
+	void fallbackInstancesThatLeaveEnoughForTheCostShouldBeAccepted() {
+		this.contextRunner
+			.withPropertyValues("ratelimit.failure-mode=local", "ratelimit.fallback.instances=3",
+					"ratelimit.policies.hello.limits=12/1s", "ratelimit.policies.hello.cost=4")
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
+	void fallbackInstancesShouldNotMatterToPoliciesThatDoNotFallBackLocally() {
+		this.contextRunner
+			.withPropertyValues("ratelimit.fallback.instances=4", "ratelimit.policies.hello.limits=3/1s",
+					"ratelimit.policies.hello.failure-mode=closed")
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "0s", "-1ms" })
+	void timeoutThatIsNotPositiveShouldFailStartUp(String timeout) {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
+					RateLimitRedisAutoConfiguration.class, RateLimitAutoConfiguration.class))
+			.withPropertyValues(TestRedisProperties.values())
+			.withPropertyValues("ratelimit.timeout=" + timeout)
+			.run((context) -> assertAnalysis(InvalidConfiguration.of(context), context.getStartupFailure(),
+					"ratelimit.timeout", "100ms"));
 	}
 
 	@Test

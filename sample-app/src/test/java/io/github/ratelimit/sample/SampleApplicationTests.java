@@ -1,5 +1,6 @@
 package io.github.ratelimit.sample;
 
+import java.util.List;
 import java.util.UUID;
 
 import io.github.ratelimit.test.TestRedis;
@@ -14,8 +15,6 @@ import org.springframework.http.MediaType;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.servlet.client.RestTestClient;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The sample over HTTP on a real server and a real Redis. The shipped capacities are kept; the periods are made long
@@ -52,15 +51,18 @@ class SampleApplicationTests {
 		}
 		this.client.get().uri("/api/hello").exchange()
 			.expectStatus().isEqualTo(HttpStatus.TOO_MANY_REQUESTS)
-			.expectHeader().value("Retry-After", (seconds) -> assertThat(Long.parseLong(seconds)).isPositive())
+			// a token bucket of 5/1h gains a permit every 720 s
+			.expectHeader().valueEquals("Retry-After", "720")
+			.expectHeader().valueEquals("RateLimit", "\"hello\";r=0;t=720")
 			.expectHeader().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON)
 			.expectBody()
 			.jsonPath("$.type").isEqualTo(QUOTA_EXCEEDED)
 			.jsonPath("$.status").isEqualTo(429)
-			.jsonPath("$.title").exists()
-			.jsonPath("$.detail").exists()
+			.jsonPath("$.title").isEqualTo("Too Many Requests")
+			.jsonPath("$.detail").isEqualTo("Rate limit policy 'hello' (5/1h) exceeded; retry in 720 s.")
 			.jsonPath("$.instance").isEqualTo("/api/hello")
-			.jsonPath("$.policy").isEqualTo("hello");
+			.jsonPath("$.policy").isEqualTo("hello")
+			.jsonPath("$['violated-policies']").isEqualTo(List.of("hello"));
 	}
 
 	@Test
@@ -93,7 +95,9 @@ class SampleApplicationTests {
 		}
 		this.client.get().uri("/api/orders").header("X-Api-Key", apiKey).exchange()
 			.expectStatus().isEqualTo(HttpStatus.TOO_MANY_REQUESTS)
-			.expectHeader().exists("Retry-After")
+			// a token bucket of 10/1h gains a permit every 360 s
+			.expectHeader().valueEquals("Retry-After", "360")
+			.expectHeader().valueEquals("RateLimit", "\"orders\";r=0;t=360")
 			.expectHeader().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON)
 			.expectBody()
 			.jsonPath("$.type").isEqualTo(QUOTA_EXCEEDED)

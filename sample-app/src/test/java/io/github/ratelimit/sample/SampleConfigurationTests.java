@@ -43,7 +43,7 @@ class SampleConfigurationTests {
 				.expectHeader().valueEquals("RateLimit-Policy", "\"hello\";q=100;w=3600");
 			sample.client().get().uri("/api/orders").header("X-Api-Key", "key-" + UUID.randomUUID()).exchange()
 				.expectStatus().isOk()
-				.expectHeader().valueEquals("RateLimit-Policy", "\"orders\";q=3;w=86400, \"orders\";q=20;w=3600");
+				.expectHeader().valueEquals("RateLimit-Policy", "\"orders-1d\";q=3;w=86400, \"orders-1h\";q=20;w=3600");
 		}
 	}
 

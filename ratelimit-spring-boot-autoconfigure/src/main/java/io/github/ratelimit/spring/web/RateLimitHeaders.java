@@ -1,20 +1,25 @@
 package io.github.ratelimit.spring.web;
 
-import java.util.List;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.function.BiConsumer;
 
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Limit;
+import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.spring.PolicyDefinition;
+import io.github.ratelimit.spring.PolicyItems;
+import io.github.ratelimit.spring.RateLimitOutcome;
 
 import org.springframework.http.HttpHeaders;
 
 /**
  * Turns one decision into the configured rate limit headers: the only place they are built, for every web stack,
- * the filter and {@code @RateLimited} alike. What is constant per policy (its {@code RateLimit-Policy} value, its
- * item name) is built once.
+ * the filter and {@code @RateLimited} alike. {@code RateLimit-Policy} lists one item per limit, named by
+ * {@link PolicyItems}; {@code RateLimit} names the limit that binds, with {@code t} the seconds until it has more
+ * permits (draft-10's "additional quota"). What is constant per policy is built once.
  */
 public class RateLimitHeaders {
 
@@ -30,14 +35,14 @@ public class RateLimitHeaders {
 	/** The permits left under the binding limit. */
 	public static final String X_RATELIMIT_REMAINING = "X-RateLimit-Remaining";
 
-	/** Seconds until the binding limit is fully replenished. */
+	/** Seconds until the binding limit is fully replenished (unlike draft-10's {@code t}). */
 	public static final String X_RATELIMIT_RESET = "X-RateLimit-Reset";
 
 	private final boolean ietf;
 
 	private final boolean legacy;
 
-	private final ConcurrentMap<String, PolicyValues> values = new ConcurrentHashMap<>();
+	private final ConcurrentMap<Policy, PolicyValues> values = new ConcurrentHashMap<>();
 
 	/**
 	 * Creates the header writer of a style.
@@ -61,16 +66,31 @@ public class RateLimitHeaders {
 	}
 
 	/**
-	 * Writes the headers of a decision, each through a setter such as a response's {@code setHeader}.
+	 * Writes the rate limit headers an outcome shows, if any (see {@link RateLimitOutcome#shown()}): none for a shadow
+	 * policy, and none when the backend failed, since the shared limits did not decide (the local fallback's divided
+	 * limits are this instance's alone, so its decisions show none either, whichever path enforced the policy).
+	 * @param outcome the outcome
+	 * @param header called with each header's name and value
+	 */
+	public void write(RateLimitOutcome outcome, BiConsumer<String, String> header) {
+		if (outcome.shown()) {
+			write(outcome.policy(), outcome.decision(), header);
+		}
+	}
+
+	/**
+	 * Writes the headers of a decision of the policy's shared limits, each through a setter such as a response's
+	 * {@code setHeader}.
 	 * @param policy the policy decided
 	 * @param decision the decision
 	 * @param header called with each header's name and value
 	 */
 	public void write(PolicyDefinition policy, Decision decision, BiConsumer<String, String> header) {
 		if (this.ietf) {
-			PolicyValues values = this.values.computeIfAbsent(policy.name(), (name) -> PolicyValues.of(policy));
+			PolicyValues values = this.values.computeIfAbsent(policy.policy(), PolicyValues::of);
 			header.accept(RATELIMIT_POLICY, values.policy());
-			header.accept(RATELIMIT, values.item() + ";r=" + decision.remaining() + ";t=" + decision.resetAfterSeconds());
+			header.accept(RATELIMIT, values.item(decision.limit()) + ";r=" + decision.remaining() + ";t="
+					+ decision.nextPermitAfterSeconds());
 		}
 		if (this.legacy) {
 			header.accept(X_RATELIMIT_LIMIT, Long.toString(decision.limit().capacity()));
@@ -80,7 +100,7 @@ public class RateLimitHeaders {
 	}
 
 	/**
-	 * A policy name as a structured-field string: quoted, with backslashes and quotes escaped, and characters outside
+	 * An item name as a structured-field string: quoted, with backslashes and quotes escaped, and characters outside
 	 * printable ASCII replaced by '?' (sf-string allows nothing else).
 	 */
 	private static String quoted(String name) {
@@ -97,21 +117,30 @@ public class RateLimitHeaders {
 	}
 
 	/**
-	 * The header values constant for one policy.
+	 * The header values constant for one policy: each limit's quoted item, and the {@code RateLimit-Policy} value.
 	 */
-	private record PolicyValues(String item, String policy) {
+	private record PolicyValues(Map<Limit, String> items, String policy) {
 
-		static PolicyValues of(PolicyDefinition definition) {
-			String item = quoted(definition.name());
-			List<Limit> limits = definition.policy().limits();
-			StringBuilder policy = new StringBuilder();
-			for (Limit limit : limits) {
-				if (!policy.isEmpty()) {
-					policy.append(", ");
+		static PolicyValues of(Policy policy) {
+			Map<Limit, String> items = new LinkedHashMap<>();
+			StringBuilder header = new StringBuilder();
+			PolicyItems.of(policy).byLimit().forEach((limit, name) -> {
+				String item = quoted(name);
+				items.put(limit, item);
+				if (!header.isEmpty()) {
+					header.append(", ");
 				}
-				policy.append(item).append(";q=").append(limit.capacity()).append(";w=").append(limit.periodSeconds());
+				header.append(item).append(";q=").append(limit.capacity()).append(";w=").append(limit.periodSeconds());
+			});
+			return new PolicyValues(Map.copyOf(items), header.toString());
+		}
+
+		String item(Limit limit) {
+			String item = this.items.get(limit);
+			if (item == null) {
+				throw new IllegalArgumentException("Limit " + limit + " is not one of " + this.items.keySet());
 			}
-			return new PolicyValues(item, policy.toString());
+			return item;
 		}
 
 	}

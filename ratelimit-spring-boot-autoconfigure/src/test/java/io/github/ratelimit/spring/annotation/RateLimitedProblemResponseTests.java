@@ -1,6 +1,7 @@
 package io.github.ratelimit.spring.annotation;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import io.github.ratelimit.test.Clients;
@@ -72,11 +73,19 @@ class RateLimitedProblemResponseTests {
 				.toList());
 		}
 		Map<String, Object> problem = new LinkedHashMap<>();
-		ProblemBodies.of(refused)
-			.forEach((name, value) -> problem.put(name,
-					(value instanceof String text) ? normalize(text, uri, policy) : value));
+		ProblemBodies.of(refused).forEach((name, value) -> problem.put(name, normalize(value, uri, policy)));
 		rendered.put("body", problem);
 		return rendered;
+	}
+
+	private static Object normalize(Object value, String uri, String policy) {
+		if (value instanceof String text) {
+			return normalize(text, uri, policy);
+		}
+		if (value instanceof List<?> values) {
+			return values.stream().map((element) -> normalize(element, uri, policy)).toList();
+		}
+		return value;
 	}
 
 	private static String normalize(String value, String uri, String policy) {

@@ -28,7 +28,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 				"ratelimit.policies.reports.limits=1/1h", "ratelimit.policies.writes.paths=/writes/**",
 				"ratelimit.policies.writes.methods=post,DELETE", "ratelimit.policies.writes.limits=1/1h",
 				"ratelimit.policies.exports.paths=/exports", "ratelimit.policies.exports.limits=5/1h",
-				"ratelimit.policies.exports.cost=2" })
+				"ratelimit.policies.exports.cost=2", "ratelimit.policies.reads.paths=/reads/**",
+				"ratelimit.policies.reads.methods=GET", "ratelimit.policies.reads.limits=2/1h" })
 @AutoConfigureMockMvc
 class RateLimitFilterMatchingTests {
 
@@ -90,6 +91,24 @@ class RateLimitFilterMatchingTests {
 		assertThat(request(HttpMethod.POST, "/writes/1")).hasStatusOk().hasHeader("X-RateLimit-Remaining", "0");
 		assertThat(request(HttpMethod.DELETE, "/writes/1")).hasStatus(HttpStatus.TOO_MANY_REQUESTS);
 		assertThat(request(HttpMethod.PUT, "/writes/1")).hasStatusOk();
+	}
+
+	@Test
+	void filterShouldCountHeadWhereverGetIsListedAsSpringMvcServesItWithTheGetHandler() {
+		assertThat(request(HttpMethod.HEAD, "/reads/1")).hasStatusOk().hasHeader("X-RateLimit-Remaining", "1");
+		assertThat(request(HttpMethod.GET, "/reads/1")).hasStatusOk().hasHeader("X-RateLimit-Remaining", "0");
+		assertThat(request(HttpMethod.HEAD, "/reads/1")).hasStatus(HttpStatus.TOO_MANY_REQUESTS);
+		assertThat(request(HttpMethod.GET, "/reads/1")).hasStatus(HttpStatus.TOO_MANY_REQUESTS);
+		assertThat(request(HttpMethod.POST, "/reads/1")).hasStatusOk();
+	}
+
+	@Test
+	void filterShouldNotCountHeadWhereOnlyOtherMethodsAreListed() {
+		for (int i = 0; i < 3; i++) {
+			MvcTestResult result = request(HttpMethod.HEAD, "/writes/1");
+			assertThat(result).hasStatusOk();
+			AbstractRateLimitFilterTests.assertNoRateLimitHeaders(result);
+		}
 	}
 
 	@Test

@@ -12,6 +12,7 @@ import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
 import io.github.ratelimit.spring.FailureMode;
 import io.github.ratelimit.spring.PolicyDefinition;
+import io.github.ratelimit.spring.RateLimitOutcome;
 import io.github.ratelimit.spring.RequestKeyResolvers;
 import org.junit.jupiter.api.Test;
 
@@ -36,9 +37,66 @@ class RateLimitHeadersTests {
 	void bothShouldWriteIetfAndLegacyHeaders() {
 		HttpHeaders headers = new RateLimitHeaders(HeaderStyle.BOTH).of(policy("hello"), this.decision);
 		assertThat(headers.toSingleValueMap()).containsOnly(
-				entry("RateLimit-Policy", "\"hello\";q=5;w=10, \"hello\";q=100;w=3600"),
-				entry("RateLimit", "\"hello\";r=3;t=4"), entry("X-RateLimit-Limit", "5"),
+				entry("RateLimit-Policy", "\"hello-10s\";q=5;w=10, \"hello-1h\";q=100;w=3600"),
+				entry("RateLimit", "\"hello-10s\";r=3;t=2"), entry("X-RateLimit-Limit", "5"),
 				entry("X-RateLimit-Remaining", "3"), entry("X-RateLimit-Reset", "4"));
+	}
+
+	@Test
+	void rateLimitShouldNameTheItemOfTheLimitThatBinds() {
+		Decision hourly = new Decision(false, HUNDRED_PER_HOUR, 0, Duration.ofSeconds(36), Duration.ofHours(1),
+				Duration.ofSeconds(36), true, List.of(HUNDRED_PER_HOUR));
+		HttpHeaders headers = new RateLimitHeaders(HeaderStyle.IETF).of(policy("hello"), hourly);
+		assertThat(headers.getFirst("RateLimit")).isEqualTo("\"hello-1h\";r=0;t=36");
+	}
+
+	@Test
+	void tShouldBeTheSecondsUntilTheNextPermitRoundedUp() {
+		Decision decision = new Decision(true, FIVE_PER_TEN_SECONDS, 0, Duration.ZERO, Duration.ofSeconds(10),
+				Duration.ofMillis(2001), true, List.of());
+		HttpHeaders headers = new RateLimitHeaders(HeaderStyle.BOTH).of(onlyFivePerTenSeconds("hello"), decision);
+		assertThat(headers.getFirst("RateLimit")).isEqualTo("\"hello\";r=0;t=3");
+		assertThat(headers.getFirst("X-RateLimit-Reset")).isEqualTo("10");
+	}
+
+	@Test
+	void limitsSharingAPeriodShouldBeNamedByTheirWholeText() {
+		PolicyDefinition twice = definition(new Policy("burst", Algorithm.TOKEN_BUCKET,
+				List.of(Limit.parse("10/1m"), Limit.parse("20/1m"), Limit.parse("1000/1d"), Limit.parse("10/1m"))));
+		Decision decision = new Decision(true, Limit.parse("20/1m"), 19, Duration.ZERO, Duration.ofSeconds(3),
+				Duration.ofSeconds(3), true, List.of());
+		HttpHeaders headers = new RateLimitHeaders(HeaderStyle.IETF).of(twice, decision);
+		assertThat(headers.getFirst("RateLimit-Policy"))
+			.isEqualTo("\"burst-10/1m\";q=10;w=60, \"burst-20/1m\";q=20;w=60, \"burst-1d\";q=1000;w=86400");
+		assertThat(headers.getFirst("RateLimit")).isEqualTo("\"burst-20/1m\";r=19;t=3");
+	}
+
+	@Test
+	void outcomeOfTheSharedLimitsShouldBeShown() {
+		HttpHeaders headers = new HttpHeaders();
+		new RateLimitHeaders(HeaderStyle.BOTH).write(
+				new RateLimitOutcome(policy("hello"), this.decision, RateLimitOutcome.Kind.ALLOWED, 1), headers::set);
+		assertThat(headers.headerNames()).containsExactlyInAnyOrder("RateLimit-Policy", "RateLimit",
+				"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset");
+	}
+
+	@Test
+	void outcomeOfTheLocalFallbackShouldShowNoHeaders() {
+		HttpHeaders headers = new HttpHeaders();
+		new RateLimitHeaders(HeaderStyle.BOTH).write(
+				new RateLimitOutcome(policy("hello"), this.decision, RateLimitOutcome.Kind.FALLBACK, 1), headers::set);
+		assertThat(headers.isEmpty()).isTrue();
+	}
+
+	@Test
+	void outcomeOfAShadowPolicyShouldShowNoHeaders() {
+		PolicyDefinition hello = policy("hello");
+		PolicyDefinition shadow = new PolicyDefinition(hello.policy(), hello.limiter(), "ip", RequestKeyResolvers.ip(),
+				List.of(), List.of(), Set.of(), 1, FailureMode.OPEN, true);
+		HttpHeaders headers = new HttpHeaders();
+		new RateLimitHeaders(HeaderStyle.BOTH).write(
+				new RateLimitOutcome(shadow, this.decision, RateLimitOutcome.Kind.ALLOWED, 1), headers::set);
+		assertThat(headers.isEmpty()).isTrue();
 	}
 
 	@Test
@@ -61,15 +119,18 @@ class RateLimitHeadersTests {
 
 	@Test
 	void policyNameShouldBeAStructuredFieldString() {
-		HttpHeaders headers = new RateLimitHeaders(HeaderStyle.IETF).of(policy("say \"hi\\\" é"), this.decision);
-		assertThat(headers.getFirst("RateLimit")).isEqualTo("\"say \\\"hi\\\\\\\" ?\";r=3;t=4");
+		HttpHeaders headers = new RateLimitHeaders(HeaderStyle.IETF).of(onlyFivePerTenSeconds("say \"hi\\\" é"),
+				this.decision);
+		assertThat(headers.getFirst("RateLimit")).isEqualTo("\"say \\\"hi\\\\\\\" ?\";r=3;t=2");
 	}
 
 	@Test
 	void periodShorterThanASecondShouldBeAWindowOfOneSecond() {
-		PolicyDefinition fast = definition(new Policy("fast", Algorithm.TOKEN_BUCKET,
-				List.of(Limit.of(10, Duration.ofMillis(500)))));
-		HttpHeaders headers = new RateLimitHeaders(HeaderStyle.IETF).of(fast, this.decision);
+		Limit tenPerHalfASecond = Limit.of(10, Duration.ofMillis(500));
+		PolicyDefinition fast = definition(new Policy("fast", Algorithm.TOKEN_BUCKET, List.of(tenPerHalfASecond)));
+		Decision decision = new Decision(true, tenPerHalfASecond, 9, Duration.ZERO, Duration.ofMillis(50),
+				Duration.ofMillis(50), true, List.of());
+		HttpHeaders headers = new RateLimitHeaders(HeaderStyle.IETF).of(fast, decision);
 		assertThat(headers.getFirst("RateLimit-Policy")).isEqualTo("\"fast\";q=10;w=1");
 	}
 
@@ -79,6 +140,10 @@ class RateLimitHeadersTests {
 		response.setHeader("X-RateLimit-Remaining", "99");
 		new RateLimitHeaders(HeaderStyle.LEGACY).write(policy("hello"), this.decision, response::setHeader);
 		assertThat(response.getHeaders("X-RateLimit-Remaining")).containsExactly("3");
+	}
+
+	private static PolicyDefinition onlyFivePerTenSeconds(String name) {
+		return definition(new Policy(name, Algorithm.TOKEN_BUCKET, List.of(FIVE_PER_TEN_SECONDS)));
 	}
 
 	private static PolicyDefinition policy(String name) {

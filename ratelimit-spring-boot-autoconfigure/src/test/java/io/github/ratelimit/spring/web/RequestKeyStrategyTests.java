@@ -6,10 +6,13 @@ import io.github.ratelimit.spring.KeyResolver;
 import io.github.ratelimit.test.Clients;
 import io.github.ratelimit.test.TestRedisProperties;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.webmvc.test.autoconfigure.AutoConfigureMockMvc;
 import org.springframework.context.annotation.Bean;
 import org.springframework.http.HttpStatus;
@@ -36,8 +39,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 				"ratelimit.policies.by-expr.paths=/expr", "ratelimit.policies.by-expr.limits=1/1h",
 				"ratelimit.policies.by-expr.key=expr:getHeader('X-Tenant')",
 				"ratelimit.policies.by-bean.paths=/bean", "ratelimit.policies.by-bean.limits=1/1h",
-				"ratelimit.policies.by-bean.key=bean:tenantKeyResolver" })
+				"ratelimit.policies.by-bean.key=bean:tenantKeyResolver",
+				"ratelimit.policies.by-failing-expr.paths=/failing-expr",
+				"ratelimit.policies.by-failing-expr.limits=1/1h",
+				"ratelimit.policies.by-failing-expr.key=expr:getHeader('X-Tenant').toLowerCase()" })
 @AutoConfigureMockMvc
+@ExtendWith(OutputCaptureExtension.class)
 class RequestKeyStrategyTests {
 
 	@DynamicPropertySource
@@ -132,6 +139,26 @@ class RequestKeyStrategyTests {
 		assertAdmitted(get("/expr"));
 		assertRefused(get("/expr"));
 		assertAdmitted(get("/expr").with(Clients.from(Clients.newAddress())));
+	}
+
+	@Test
+	void exprWhenItFailsShouldFallBackToTheClientAddressAndWarn(CapturedOutput output) {
+		assertAdmitted(get("/failing-expr"));
+		assertRefused(get("/failing-expr"));
+		assertAdmitted(get("/failing-expr").with(Clients.from(Clients.newAddress())));
+		assertThat(output).contains("Key strategy 'expr:getHeader('X-Tenant').toLowerCase()' failed on a request");
+		String tenant = "tenant-" + this.client;
+		assertAdmitted(get("/failing-expr").header("X-Tenant", tenant));
+		assertRefused(get("/failing-expr").header("X-Tenant", tenant.toUpperCase()));
+	}
+
+	@Test
+	void headerValueThatLooksLikeAnIpFallbackKeyShouldNotSpendThatClientsQuota() {
+		assertAdmitted(get("/header").with(Clients.from(Clients.newAddress())).header("X-Api-Key", "ip:" + this.client));
+		assertAdmitted(get("/header").with(Clients.from(Clients.newAddress())).header("X-Api-Key", "~ip:" + this.client));
+		assertAdmitted(get("/header"));
+		assertRefused(get("/header"));
+		assertRefused(get("/header").with(Clients.from(Clients.newAddress())).header("X-Api-Key", "ip:" + this.client));
 	}
 
 	@Test

@@ -8,12 +8,25 @@ import jakarta.servlet.http.HttpServletResponse;
 
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
+import org.springframework.web.ErrorResponse;
 
 /**
- * Writes a refusal's {@link ProblemDetail} from a servlet filter as {@code application/problem+json}, the body
- * Spring MVC renders for the same problem.
+ * Writes a problem response from a servlet filter: its status, its own headers (such as a refusal's
+ * {@code Retry-After}) and its {@link ProblemDetail} as {@code application/problem+json}, the response Spring MVC
+ * renders for the same problem.
  */
 public class ProblemResponseWriter {
+
+	/**
+	 * Writes a refusal's headers, status and problem body.
+	 * @param refusal the refusal
+	 * @param response the servlet response, not yet committed
+	 * @throws IOException when the body cannot be written
+	 */
+	public void write(ErrorResponse refusal, HttpServletResponse response) throws IOException {
+		refusal.getHeaders().forEach((name, values) -> values.forEach((value) -> response.addHeader(name, value)));
+		write(refusal.getBody(), response);
+	}
 
 	/**
 	 * Writes a problem body and its status.

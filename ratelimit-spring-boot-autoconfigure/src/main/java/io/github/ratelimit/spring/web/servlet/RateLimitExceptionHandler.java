@@ -15,8 +15,9 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 
 /**
- * Renders a {@link RateLimitExceededException} thrown inside Spring MVC as 429 with {@code Retry-After}, the rate
- * limit headers and the problem body, and a {@link RateLimiterUnavailableException} as 503. Ordered early so that an
+ * Renders a {@link RateLimitExceededException} thrown inside Spring MVC as 429 with the exception's own headers
+ * ({@code Retry-After}), the rate limit headers its outcome shows (the same rule as the filter's: none for a local
+ * fallback decision) and the problem body, and a {@link RateLimiterUnavailableException} as 503. Ordered early so that an
  * application's catch-all handler does not turn it into a 500; declare a bean of this type to replace it. The body
  * is written as the filter writes it, so the two paths answer alike, with or without Jackson.
  */
@@ -43,7 +44,7 @@ public class RateLimitExceptionHandler {
 	public ResponseEntity<String> handle(RateLimitExceededException refusal) {
 		HttpHeaders responseHeaders = new HttpHeaders();
 		responseHeaders.addAll(refusal.getHeaders());
-		this.headers.write(refusal.getPolicyDefinition(), refusal.getDecision(), responseHeaders::set);
+		this.headers.write(refusal.getOutcome(), responseHeaders::set);
 		return problem(refusal, responseHeaders);
 	}
 

@@ -6,7 +6,6 @@ import java.util.List;
 import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitOutcome;
-import io.github.ratelimit.spring.RateLimitProblems;
 import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.spring.RateLimitRequest;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
@@ -16,7 +15,8 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ProblemDetail;
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.filter.OncePerRequestFilter;
 import org.springframework.web.util.ServletRequestPathUtils;
@@ -25,9 +25,12 @@ import org.springframework.web.util.ServletRequestPathUtils;
  * Applies every configured policy with {@code paths} to the requests they match. A request refused by any of them
  * is answered with 429 (503 when a fail-closed policy cannot reach its backend) and never reaches the application;
  * an admitted one carries the headers of the policy with the fewest permits left. Shadow policies never change the
- * response. A refusal is written directly, without an exception.
+ * response. A refusal is written directly, without an exception. A request whose path cannot be decoded is
+ * answered 400, since no policy can be matched to it.
  */
 public class RateLimitFilter extends OncePerRequestFilter {
+
+	private static final String MALFORMED_PATH = "The request path is not a valid URI path.";
 
 	private final RateLimitRegistry registry;
 
@@ -60,7 +63,11 @@ public class RateLimitFilter extends OncePerRequestFilter {
 	@Override
 	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
 			throws ServletException, IOException {
-		PathContainer path = ServletRequestPathUtils.parseAndCache(request).pathWithinApplication();
+		PathContainer path = pathWithinApplication(request);
+		if (path == null) {
+			this.problems.write(ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, MALFORMED_PATH), response);
+			return;
+		}
 		List<PolicyDefinition> policies = this.registry.filterPolicies();
 		String method = request.getMethod();
 		RateLimitRequest limited = null;
@@ -77,23 +84,33 @@ public class RateLimitFilter extends OncePerRequestFilter {
 				refuse(outcome, limited, response);
 				return;
 			}
-			if (!policy.shadow() && outcome.decided() && fewerRemaining(outcome, shown)) {
+			if (outcome.shown() && fewerRemaining(outcome, shown)) {
 				shown = outcome;
 			}
 		}
 		if (shown != null) {
-			this.headers.write(shown.policy(), shown.decision(), response::setHeader);
+			this.headers.write(shown, response::setHeader);
 		}
 		chain.doFilter(request, response);
 	}
 
+	/**
+	 * The request's path, or {@code null} when it cannot be decoded: Tomcat lets an invalid %-escape through in a
+	 * path parameter ({@code /api;%zz}), where no policy can be matched to it and Spring MVC would answer 500.
+	 */
+	private static @Nullable PathContainer pathWithinApplication(HttpServletRequest request) {
+		try {
+			return ServletRequestPathUtils.parseAndCache(request).pathWithinApplication();
+		}
+		catch (IllegalArgumentException ex) {
+			return null;
+		}
+	}
+
 	private void refuse(RateLimitOutcome outcome, RateLimitRequest request, HttpServletResponse response)
 			throws IOException {
-		response.setHeader(HttpHeaders.RETRY_AFTER, Long.toString(outcome.decision().retryAfterSeconds()));
-		if (outcome.decided()) {
-			this.headers.write(outcome.policy(), outcome.decision(), response::setHeader);
-		}
-		this.problems.write(RateLimitProblems.of(outcome, request.uri()), response);
+		this.headers.write(outcome, response::setHeader);
+		this.problems.write(outcome.refusal(request.uri()), response);
 	}
 
 	private static boolean fewerRemaining(RateLimitOutcome outcome, @Nullable RateLimitOutcome shown) {

@@ -1,0 +1,91 @@
+package io.github.ratelimit.spring;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+import io.github.ratelimit.core.Limit;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.web.util.pattern.PathPattern;
+
+/**
+ * Logs, once the application's beans are ready, one INFO line saying what is limited: the backend, the failure
+ * mode and every configured policy (limits, algorithm, key strategy and where it is applied).
+ */
+public class RateLimitStartupLogger implements SmartInitializingSingleton {
+
+	private static final Log logger = LogFactory.getLog(RateLimitStartupLogger.class);
+
+	private final RateLimitRegistry registry;
+
+	private final FailureMode failureMode;
+
+	/**
+	 * Creates the logger.
+	 * @param registry the policies
+	 * @param failureMode the global failure mode
+	 */
+	public RateLimitStartupLogger(RateLimitRegistry registry, FailureMode failureMode) {
+		this.registry = registry;
+		this.failureMode = failureMode;
+	}
+
+	@Override
+	public void afterSingletonsInstantiated() {
+		if (logger.isInfoEnabled()) {
+			logger.info(summary());
+		}
+	}
+
+	/**
+	 * The line logged at start-up.
+	 * @return the summary
+	 */
+	String summary() {
+		List<PolicyDefinition> policies = this.registry.policies();
+		String described = policies.isEmpty() ? "none configured"
+				: policies.stream().map(this::describe).collect(Collectors.joining("; "));
+		return "Rate limiting on backend " + this.registry.backend().name() + ", failure mode " + name(this.failureMode)
+				+ ", policies: " + described;
+	}
+
+	private String describe(PolicyDefinition policy) {
+		List<String> parts = new ArrayList<>();
+		policy.policy().limits().stream().map(Limit::toString).forEach(parts::add);
+		parts.add(policy.policy().algorithm().id());
+		parts.add("key " + policy.keyStrategy());
+		parts.add(where(policy));
+		if (policy.cost() != 1) {
+			parts.add("cost " + policy.cost());
+		}
+		if (policy.failureMode() != this.failureMode) {
+			parts.add("failure mode " + name(policy.failureMode()));
+		}
+		if (policy.shadow()) {
+			parts.add("shadow");
+		}
+		return policy.name() + " (" + String.join(", ", parts) + ")";
+	}
+
+	private static String where(PolicyDefinition policy) {
+		if (policy.paths().isEmpty()) {
+			return "@RateLimited only";
+		}
+		String methods = policy.methods().stream().sorted().collect(Collectors.joining("|"));
+		String where = "filter " + (methods.isEmpty() ? "" : methods + " ") + patterns(policy.paths());
+		return policy.excludePaths().isEmpty() ? where : where + " except " + patterns(policy.excludePaths());
+	}
+
+	private static String patterns(List<PathPattern> patterns) {
+		return patterns.stream().map(PathPattern::getPatternString).collect(Collectors.joining(" "));
+	}
+
+	private static String name(FailureMode mode) {
+		return mode.name().toLowerCase(Locale.ROOT);
+	}
+
+}

@@ -1,0 +1,53 @@
+package io.github.ratelimit.autoconfigure;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests that start-up logs one INFO line naming the backend, the failure mode and every active policy.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class RateLimitStartupLoggerTests {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(RateLimitRedisAutoConfiguration.class, RateLimitAutoConfiguration.class))
+		.withPropertyValues("ratelimit.backend=in-memory");
+
+	@Test
+	void startUpShouldLogTheBackendTheFailureModeAndEveryPolicy(CapturedOutput output) {
+		this.contextRunner
+			.withPropertyValues("ratelimit.failure-mode=closed", "ratelimit.policies.hello.paths=/api/hello",
+					"ratelimit.policies.hello.limits=5/10s", "ratelimit.policies.orders.limits=10/1m,500/1d",
+					"ratelimit.policies.orders.algorithm=gcra", "ratelimit.policies.orders.key=header:X-Api-Key",
+					"ratelimit.policies.orders.failure-mode=local", "ratelimit.policies.reports.paths=/reports/**",
+					"ratelimit.policies.reports.exclude-paths=/reports/health",
+					"ratelimit.policies.reports.methods=POST,GET", "ratelimit.policies.reports.limits=2/1s",
+					"ratelimit.policies.reports.cost=2", "ratelimit.policies.reports.shadow=true")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(output.getOut().lines().filter((line) -> line.contains("Rate limiting on backend")))
+					.singleElement()
+					.satisfies((line) -> assertThat(line).contains(" INFO ")
+						.endsWith("Rate limiting on backend in-memory, failure mode closed, policies: "
+								+ "hello (5/10s, token-bucket, key ip, filter /api/hello); "
+								+ "orders (10/1m, 500/1d, gcra, key header:X-Api-Key, @RateLimited only, "
+								+ "failure mode local); "
+								+ "reports (2/1s, token-bucket, key ip, filter GET|POST /reports/** except "
+								+ "/reports/health, cost 2, shadow)"));
+			});
+	}
+
+	@Test
+	void startUpWithoutPoliciesShouldSaySo(CapturedOutput output) {
+		this.contextRunner.run((context) -> assertThat(output)
+			.contains("Rate limiting on backend in-memory, failure mode open, policies: none configured"));
+	}
+
+}
