@@ -209,7 +209,9 @@ final class BenchmarkReport {
 		line("## Decisions per second");
 		line("");
 		line("Each cell: decisions per second over " + String.format(Locale.ROOT, "%,d", DecisionLoad.KEYS)
-				+ " random client keys, limit `" + OurLimiter.LIMIT + "` (never reached"
+				+ " random client keys, limit `" + OurLimiter.LIMIT + "` (`" + OurLimiter.limit(Algorithm.SLIDING_WINDOW)
+				+ "` for sliding-window and `" + OurLimiter.limit(Algorithm.SLIDING_LOG)
+				+ "` for sliding-log, their bounds; never reached"
 				+ (this.settings.prime() ? "; every key already written once before the runs" : "") + "), "
 				+ this.settings.warmUp().toMillis() + " ms of warm-up then "
 				+ this.settings.measure().toMillis() + " ms measured. Ours, plain Lettuce and Bucket4j share one "

@@ -65,7 +65,7 @@ final class DecisionBenchmark {
 		Bucket4jLimiter bucket4j = null;
 		try {
 			for (Algorithm algorithm : Algorithm.values()) {
-				Policy policy = OurLimiter.policy(algorithm, OurLimiter.LIMIT);
+				Policy policy = OurLimiter.policy(algorithm, OurLimiter.limit(algorithm));
 				ours.put(algorithm, new OurLimiter(this.redis, policy));
 				plain.put(algorithm, new PlainLettuceLimiter(this.redis.host(), this.redis.port(),
 						OurLimiter.KEY_PREFIX, policy, OurLimiter.clients()));
@@ -99,7 +99,7 @@ final class DecisionBenchmark {
 								case PLAIN_LETTUCE -> this.load.run(plain.get(algorithm), threadCount, this.admin);
 								case BUCKET4J -> this.load.run(bucket4j, threadCount, this.admin);
 								case REDIS_BENCHMARK -> this.redisBenchmark.run(
-										OurLimiter.policy(algorithm, OurLimiter.LIMIT), threadCount,
+										OurLimiter.policy(algorithm, OurLimiter.limit(algorithm)), threadCount,
 										this.load.measure().toMillis() / 1000.0, this.admin);
 							};
 							results.add(new Cell(kind, algorithm, threadCount), measurement);

@@ -11,8 +11,8 @@ import java.util.regex.Pattern;
  * <p>
  * Written in configuration as {@code "100/1m"}, {@code "5/10s"} or {@code "50000/1d"} (units {@code ms}, {@code s},
  * {@code m}, {@code h}, {@code d}). Decisions are computed in integer microseconds; a limit whose capacity and period
- * cannot be represented exactly that way (their least common multiple above 2<sup>53</sup>) is rejected rather than
- * decided approximately.
+ * cannot be represented exactly that way (their least common multiple above 2<sup>53</sup>, or a period over 1000
+ * days) is rejected rather than decided approximately. Some algorithms bound limits further: see {@link Policy}.
  *
  * @param capacity the permits allowed per period, at least 1
  * @param period the period, at least one millisecond, in whole microseconds
@@ -20,7 +20,13 @@ import java.util.regex.Pattern;
 public record Limit(long capacity, Duration period) {
 
 	/** The largest integer that Redis' Lua (IEEE doubles) and this library compute with exactly. */
-	static final long EXACT_INTEGER_LIMIT = 1L << 53;
+	public static final long EXACT_INTEGER_LIMIT = 1L << 53;
+
+	/**
+	 * The longest period, 1000 days: times a decision forms (now plus a period, in microseconds since the epoch) stay
+	 * below 2<sup>53</sup> until the year 2250.
+	 */
+	public static final Duration MAX_PERIOD = Duration.ofDays(1000);
 
 	private static final Pattern SYNTAX = Pattern.compile("\\s*(\\d+)\\s*/\\s*(\\d*)\\s*(ms|s|m|h|d)\\s*");
 
@@ -29,7 +35,8 @@ public record Limit(long capacity, Duration period) {
 	 * @param capacity the permits allowed per period
 	 * @param period the period
 	 * @throws IllegalArgumentException when the capacity or period is not positive, the period is shorter than one
-	 * millisecond or not a whole number of microseconds, or the pair cannot be computed with exactly
+	 * millisecond, longer than 1000 days or not a whole number of microseconds, or the pair cannot be computed with
+	 * exactly
 	 */
 	public Limit {
 		if (period == null) {
@@ -41,6 +48,9 @@ public record Limit(long capacity, Duration period) {
 		if (period.compareTo(Duration.ofMillis(1)) < 0) {
 			throw new IllegalArgumentException("Limit period must be at least 1ms, was " + period);
 		}
+		if (period.compareTo(MAX_PERIOD) > 0) {
+			throw new IllegalArgumentException("Limit period must be at most 1000d, was " + period);
+		}
 		if (period.getNano() % 1000 != 0) {
 			throw new IllegalArgumentException("Limit period must be a whole number of microseconds, was " + period);
 		}
@@ -48,7 +58,7 @@ public record Limit(long capacity, Duration period) {
 		long gcd = BigInteger.valueOf(capacity).gcd(BigInteger.valueOf(periodMicros)).longValueExact();
 		if (capacity / gcd > EXACT_INTEGER_LIMIT / periodMicros) {
 			throw new IllegalArgumentException("Limit " + capacity + " per " + period
-					+ " cannot be decided exactly (capacity x period in microseconds is too large); use a rounder capacity or a shorter period");
+					+ " cannot be decided exactly (the least common multiple of the capacity and the period in microseconds must be at most 2^53 = 9007199254740992); use a rounder capacity or a shorter period");
 		}
 	}
 

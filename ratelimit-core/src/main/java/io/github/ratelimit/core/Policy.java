@@ -16,6 +16,9 @@ import java.util.stream.Collectors;
  */
 public record Policy(String name, Algorithm algorithm, List<Limit> limits) {
 
+	/** The largest capacity of a {@code sliding-log} limit, so that one decision stays near a millisecond in Redis. */
+	public static final long MAX_SLIDING_LOG_CAPACITY = 500;
+
 	/**
 	 * Creates a policy, validating it.
 	 * @param name the policy name: not blank, without '{' or '}' (they would break Redis Cluster hash tags)
@@ -40,6 +43,9 @@ public record Policy(String name, Algorithm algorithm, List<Limit> limits) {
 			throw new IllegalArgumentException("Policy '" + name + "' has a null limit");
 		}
 		limits = List.copyOf(limits);
+		for (Limit limit : limits) {
+			checkBounds(name, algorithm, limit);
+		}
 	}
 
 	/**
@@ -85,6 +91,26 @@ public record Policy(String name, Algorithm algorithm, List<Limit> limits) {
 	 */
 	public long smallestCapacity() {
 		return this.limits.stream().mapToLong(Limit::capacity).min().orElseThrow();
+	}
+
+	/**
+	 * Checks the bounds an algorithm sets beyond {@link Limit}'s own: {@code sliding-window} compares counts
+	 * multiplied by the period, so capacity x period must stay exact; {@code sliding-log} logs every permit, so its
+	 * capacity (and so any cost) is bounded by the work one decision may do.
+	 */
+	private static void checkBounds(String name, Algorithm algorithm, Limit limit) {
+		if (algorithm == Algorithm.SLIDING_WINDOW
+				&& limit.capacity() > Limit.EXACT_INTEGER_LIMIT / limit.periodMicros()) {
+			throw new IllegalArgumentException("Limit " + limit + " of policy '" + name
+					+ "' is too large for sliding-window: capacity x period in microseconds must be at most 2^53 = "
+					+ Limit.EXACT_INTEGER_LIMIT + "; use a smaller capacity or a shorter period, or token-bucket or gcra");
+		}
+		if (algorithm == Algorithm.SLIDING_LOG && limit.capacity() > MAX_SLIDING_LOG_CAPACITY) {
+			throw new IllegalArgumentException("Limit " + limit + " of policy '" + name
+					+ "' is too large for sliding-log: it logs every permit, so its capacity must be at most "
+					+ MAX_SLIDING_LOG_CAPACITY + " to keep one decision near a millisecond inside Redis; "
+					+ "use sliding-window (approximate, constant memory) or gcra (exact, one small key) instead");
+		}
 	}
 
 	private static byte[] md5(byte[] bytes) {

@@ -1,5 +1,6 @@
 package io.github.ratelimit.core;
 
+import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -12,7 +13,8 @@ import java.util.List;
  * <p>
  * The client part sits in a Redis Cluster hash tag, so every key of one decision lives in one slot. It is used as
  * given when it is at most 64 bytes of UTF-8 without '{' or '}'; otherwise it is replaced by {@code #} and its
- * SHA-256 in hexadecimal (65 bytes, so no client part used as given can look like one). Policy names and the prefix
+ * SHA-256 in hexadecimal (65 bytes, so no client part used as given can look like one); a client holding an unpaired
+ * surrogate, which UTF-8 cannot encode, is always replaced so, hashed from its code points. Policy names and the prefix
  * hold no braces either, so keys of different (policy, client) pairs never collide. The fingerprint changes with the
  * policy's algorithm and limits, so changed limits start from fresh state.
  */
@@ -106,11 +108,59 @@ public final class RateLimitKeys {
 	 * @return the part stored in the hash tag
 	 */
 	public static String clientPart(String client) {
+		if (hasUnpairedSurrogate(client)) {
+			// UTF-8 would write each as '?': hashing every code point as it is keeps such clients apart
+			return "#" + HexFormat.of().formatHex(sha256(codePointBytes(client)));
+		}
 		byte[] bytes = client.getBytes(StandardCharsets.UTF_8);
 		if (bytes.length <= MAX_CLIENT_BYTES && client.indexOf('{') < 0 && client.indexOf('}') < 0) {
 			return client;
 		}
 		return "#" + HexFormat.of().formatHex(sha256(bytes));
+	}
+
+	private static boolean hasUnpairedSurrogate(String client) {
+		for (int i = 0; i < client.length(); i++) {
+			char c = client.charAt(i);
+			if (Character.isHighSurrogate(c) && i + 1 < client.length()
+					&& Character.isLowSurrogate(client.charAt(i + 1))) {
+				i++;
+			}
+			else if (Character.isSurrogate(c)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * Every code point, unpaired surrogates included, in UTF-8's byte layout (the encoding known as WTF-8): the same
+	 * bytes as UTF-8 for valid text, and an unpaired surrogate's bytes are never valid UTF-8, so no two strings share
+	 * them.
+	 */
+	private static byte[] codePointBytes(String client) {
+		ByteArrayOutputStream out = new ByteArrayOutputStream(client.length() * 3);
+		client.codePoints().forEach((codePoint) -> {
+			if (codePoint < 0x80) {
+				out.write(codePoint);
+			}
+			else if (codePoint < 0x800) {
+				out.write(0xC0 | (codePoint >> 6));
+				out.write(0x80 | (codePoint & 0x3F));
+			}
+			else if (codePoint < 0x10000) {
+				out.write(0xE0 | (codePoint >> 12));
+				out.write(0x80 | ((codePoint >> 6) & 0x3F));
+				out.write(0x80 | (codePoint & 0x3F));
+			}
+			else {
+				out.write(0xF0 | (codePoint >> 18));
+				out.write(0x80 | ((codePoint >> 12) & 0x3F));
+				out.write(0x80 | ((codePoint >> 6) & 0x3F));
+				out.write(0x80 | (codePoint & 0x3F));
+			}
+		});
+		return out.toByteArray();
 	}
 
 	private static byte[] sha256(byte[] bytes) {

@@ -165,7 +165,9 @@ public abstract class AbstractRateLimiterBackendTests {
 		assertThat(decision.allowed()).isFalse();
 		assertThat(decision.satisfiable()).isFalse();
 		assertThat(decision.retryAfter()).isEqualTo(Duration.ofHours(1));
-		assertThat(decision.remaining()).isEqualTo(10);
+		// decided before any state is read: nothing to report but that waiting does not help
+		assertThat(decision.remaining()).isZero();
+		assertThat(decision.violated()).containsExactly(limiter.policy().limits().get(0));
 		assertThat(limiter.peek("client").remaining()).isEqualTo(10);
 		assertThat(retention(limiter, "client")).isNull();
 	}

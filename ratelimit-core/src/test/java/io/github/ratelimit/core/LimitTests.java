@@ -68,6 +68,13 @@ class LimitTests {
 	}
 
 	@Test
+	void refusesPeriodsLongerThanAThousandDays() {
+		assertThat(Limit.parse("1/1000d").period()).isEqualTo(java.time.Duration.ofDays(1000));
+		assertThatIllegalArgumentException().isThrownBy(() -> Limit.parse("1/1001d"))
+			.withMessage("Limit period must be at most 1000d, was PT24024H");
+	}
+
+	@Test
 	void periodInSecondsRoundsUp() {
 		assertThat(Limit.parse("1/1500ms").periodSeconds()).isEqualTo(2);
 		assertThat(Limit.parse("1/1ms").periodSeconds()).isEqualTo(1);

@@ -22,6 +22,28 @@ class PolicyTests {
 	}
 
 	@Test
+	void slidingWindowRefusesLimitsWhoseCapacityTimesPeriodIsNotExact() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> Policy.of("orders", Algorithm.SLIDING_WINDOW, "10/1m", "1000000000/1d"))
+			.withMessage("Limit 1000000000/1d of policy 'orders' is too large for sliding-window: capacity x period in "
+					+ "microseconds must be at most 2^53 = 9007199254740992; use a smaller capacity or a shorter period, "
+					+ "or token-bucket or gcra");
+		assertThat(Policy.of("orders", Algorithm.SLIDING_WINDOW, "104249/1d").limits()).hasSize(1);
+		assertThatIllegalArgumentException().isThrownBy(() -> Policy.of("orders", Algorithm.SLIDING_WINDOW, "104250/1d"));
+		assertThat(Policy.of("orders", Algorithm.GCRA, "1000000000/1d").limits()).hasSize(1);
+	}
+
+	@Test
+	void slidingLogRefusesCapacitiesAboveItsBoundNamingTheAlternatives() {
+		assertThat(Policy.of("orders", Algorithm.SLIDING_LOG, "500/1h").limits()).hasSize(1);
+		assertThatIllegalArgumentException().isThrownBy(() -> Policy.of("orders", Algorithm.SLIDING_LOG, "501/1h"))
+			.withMessage("Limit 501/1h of policy 'orders' is too large for sliding-log: it logs every permit, so its "
+					+ "capacity must be at most 500 to keep one decision near a millisecond inside Redis; use "
+					+ "sliding-window (approximate, constant memory) or gcra (exact, one small key) instead");
+		assertThat(Policy.of("orders", Algorithm.SLIDING_WINDOW, "100000/1h").limits()).hasSize(1);
+	}
+
+	@Test
 	void fingerprintChangesWithLimitsAndAlgorithmOnly() {
 		Policy policy = Policy.of("orders", Algorithm.TOKEN_BUCKET, "10/1m", "100/1h");
 		assertThat(policy.fingerprint()).hasSize(8)

@@ -88,6 +88,22 @@ class RateLimitKeysTests {
 	}
 
 	@Test
+	void clientsWithUnpairedSurrogatesNeverShareKeys() {
+		Policy policy = Policy.of("api", Algorithm.GCRA, "1/1s");
+		RateLimitKeys keys = new RateLimitKeys("ratelimit", policy);
+		List<String> clients = List.of("\uD800", "\uDC00", "?", "\uD800a", "\uD800b", "?a", "\uDBFFa", "a\uDC00",
+				"\uDC00\uD800", "\uD800\uDC00", "\uD800\uDC00\uD800");
+		List<String> encoded = clients.stream()
+			.map((client) -> new String(keys.encodedKeys(client)[0], StandardCharsets.UTF_8))
+			.toList();
+		assertThat(encoded).doesNotHaveDuplicates();
+		// a valid pair (U+10000) and ordinary text keep the encoding they always had
+		assertThat(RateLimitKeys.clientPart("\uD800\uDC00")).isEqualTo("\uD800\uDC00");
+		assertThat(RateLimitKeys.clientPart("?a")).isEqualTo("?a");
+		assertThat(RateLimitKeys.clientPart("\uD800a")).startsWith("#").hasSize(65);
+	}
+
+	@Test
 	void hostileClientsGetDistinctKeys() {
 		List<String> clients = AbstractRateLimiterBackendTests.hostileKeys();
 		Set<String> keys = new HashSet<>();

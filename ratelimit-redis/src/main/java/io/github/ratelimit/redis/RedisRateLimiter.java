@@ -17,6 +17,9 @@ import io.github.ratelimit.core.RateLimitKeys;
  */
 class RedisRateLimiter extends AbstractRateLimiter {
 
+	/** What a script returns per limit: allowed (1|0), remaining, retry-after, reset-after and next-permit (us). */
+	private static final int VALUES_PER_LIMIT = 5;
+
 	private final ScriptExecutor redis;
 
 	private final LuaScript script;
@@ -54,10 +57,9 @@ class RedisRateLimiter extends AbstractRateLimiter {
 	private List<LimitOutcome> outcomes(List<Object> reply) {
 		List<LimitOutcome> outcomes = new ArrayList<>(this.limits.length);
 		for (int i = 0; i < this.limits.length; i++) {
-			int at = 4 * i;
+			int at = VALUES_PER_LIMIT * i;
 			outcomes.add(new LimitOutcome(this.limits[i], number(reply, at) == 1, number(reply, at + 1),
-					number(reply, at + 2), number(reply, at + 3),
-					(number(reply, at) == 1) ? number(reply, at + 3) : number(reply, at + 2)));
+					number(reply, at + 2), number(reply, at + 3), number(reply, at + 4)));
 		}
 		return outcomes;
 	}

@@ -2,8 +2,12 @@
 -- decision from Redis' own clock, in integer microseconds.
 -- KEYS[i]: one key per limit. ARGV: permits, consume (1|0), then the same number of constants for each limit, computed
 -- once per policy by LimitArguments.java; each script names its own.
--- Each script returns, per limit: allowed (1|0), remaining, retry-after (us), reset-after (us), and writes only if every
--- limit allows and consume is 1.
+-- Each script returns, per limit: allowed (1|0), remaining, retry-after (us), reset-after (us) and next-permit (us: the
+-- time until the limit has more than `remaining`, draft-10's t; 0 when full), and writes only if every limit allows and
+-- consume is 1. The limiter never sends permits above the smallest capacity (it refuses them without calling Redis),
+-- so every product below is bounded by what Policy validates.
+-- A stored time or window from the future (Redis' clock stepped back, as after a failover) is treated as still
+-- current: it never makes room that the clock it was written by had not made.
 -- Every number decided on is an integer of at most 2^53, so IEEE doubles hold it exactly: math.floor(a / b) and
 -- math.ceil(a / b) are exact (a correctly rounded quotient never lands on an integer it is not), numbers passed to
 -- redis.call are sent as exact integers, and string.format('%d') writes them exactly.

@@ -1,34 +1,37 @@
 -- Fixed window: a counter per window of one period, windows aligned to the Unix epoch.
--- KEYS[i]: one string per limit, "<window index>:<count>", expiring when its window ends.
+-- KEYS[i]: one string per limit, "<window index>:<count>", expiring when its window ends. A window from the future
+-- (the clock stepped back) stays the current one until it ends.
 -- ARGV per limit: capacity, period (us).
 
-local result, states, ttls = {0, 0, 0, 0}, {}, {} -- four entries per limit, sized for one
+local result, states, ttls = {0, 0, 0, 0, 0}, {}, {} -- five entries per limit, sized for one
 local admitted = true
 for i = 1, #KEYS do
   local capacity, period = ARGV[2 * i + 1] + 0, ARGV[2 * i + 2] + 0
   local window = floor(now / period)
-  local left = (window + 1) * period - now
   -- the window's first write sets the TTL (ms), later ones keep it
-  local count, ttl = 0, ceil(left / 1000)
+  local count, ttl = 0, true
   local state = redis.call('GET', KEYS[i])
   if state then
     local colon = string.find(state, ':', 1, true)
-    if colon and string.sub(state, 1, colon - 1) + 0 == window then
-      count, ttl = string.sub(state, colon + 1) + 0, false
+    if colon then
+      local stored = string.sub(state, 1, colon - 1) + 0
+      if stored >= window then
+        window, count, ttl = stored, string.sub(state, colon + 1) + 0, false
+      end
     end
   end
-  local allowed = count + permits <= capacity
+  local left = (window + 1) * period - now
+  local allowed = count <= capacity - permits
   if not allowed then
     admitted = false
   elseif consume then
     count = count + permits
     states[i] = string.format('%d:%d', window, count)
   end
-  local remaining = capacity - count
-  if remaining < 0 then remaining = 0 end
-  ttls[i] = ttl
-  result[4 * i - 3], result[4 * i - 2], result[4 * i - 1], result[4 * i] =
-    allowed and 1 or 0, remaining, allowed and 0 or left, count > 0 and left or 0
+  ttls[i] = ttl and ceil(left / 1000)
+  local waiting = count > 0 and left or 0
+  result[5 * i - 4], result[5 * i - 3], result[5 * i - 2], result[5 * i - 1], result[5 * i] =
+    allowed and 1 or 0, capacity - count, allowed and 0 or left, waiting, waiting
 end
 
 if admitted and consume then

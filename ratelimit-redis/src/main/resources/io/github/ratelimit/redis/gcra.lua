@@ -3,45 +3,52 @@
 -- emission interval period/capacity stays an exact integer number of ticks.
 -- ARGV per limit: interval (ticks per permit, period/g), rate (ticks per us, capacity/g) and window
 -- (capacity * interval, the ticks of a full burst), with g = gcd(capacity, period in us).
+-- Waits are computed from how far the TAT is ahead of now (us) and its fraction, never from ahead * rate, so a TAT
+-- from the future (the clock stepped back) reads as an empty bucket whose waits stay exact.
 
-local result, aheads = {0, 0, 0, 0}, {} -- four entries per limit, sized for one
+local result, aheads, fractions = {0, 0, 0, 0, 0}, {}, {} -- five entries per limit, sized for one
 local admitted = true
 for i = 1, #KEYS do
   local interval, rate, window = ARGV[3 * i] + 0, ARGV[3 * i + 1] + 0, ARGV[3 * i + 2] + 0
-  -- ticks by which the TAT is ahead of now: the part of the burst already used
-  local used = 0
+  local period, capacity = window / rate, window / interval
+  local ahead, fraction = 0, 0
   local tat = redis.call('GET', KEYS[i])
   if tat then
     local colon = string.find(tat, ':', 1, true)
     if colon then
-      used = (string.sub(tat, 1, colon - 1) - now) * rate + string.sub(tat, colon + 1)
+      ahead, fraction = string.sub(tat, 1, colon - 1) - now, string.sub(tat, colon + 1) + 0
     else
-      used = (tat - now) * rate
+      ahead = tat - now
     end
-    if used < 0 then used = 0 end
+    if ahead < 0 then ahead, fraction = 0, 0 end
   end
+  -- the ticks of the burst in use; a TAT a whole period ahead or more leaves none
+  local used = window
+  if ahead < period then used = ahead * rate + fraction end
   local need = permits * interval
-  local allowed = used + need <= window
+  local allowed = used <= window - need
   local retry = 0
   if not allowed then
     admitted = false
-    retry = ceil((used + need - window) / rate)
+    retry = ahead + ceil((fraction + need - window) / rate)
   elseif consume then
     used = used + need
+    ahead = floor(used / rate)
+    fraction = used - ahead * rate
   end
-  aheads[i] = used
-  result[4 * i - 3], result[4 * i - 2], result[4 * i - 1], result[4 * i] =
-    allowed and 1 or 0, floor((window - used) / interval), retry, ceil(used / rate)
+  aheads[i], fractions[i] = ahead, fraction
+  local remaining = floor((window - used) / interval)
+  local next = 0
+  if remaining < capacity then next = ahead + ceil((fraction + (remaining + 1) * interval - window) / rate) end
+  result[5 * i - 4], result[5 * i - 3], result[5 * i - 2], result[5 * i - 1], result[5 * i] =
+    allowed and 1 or 0, remaining, retry, ahead + ceil(fraction / rate), next
 end
 
 if admitted and consume then
   for i = 1, #KEYS do
-    local rate = ARGV[3 * i + 1] + 0
-    local whole = floor(aheads[i] / rate)
-    local fraction = aheads[i] - whole * rate
-    local tat = now + whole
-    if fraction > 0 then tat = string.format('%d:%d', tat, fraction) end
-    redis.call('SET', KEYS[i], tat, 'PX', ceil(result[4 * i] / 1000))
+    local tat = now + aheads[i]
+    if fractions[i] > 0 then tat = string.format('%d:%d', tat, fractions[i]) end
+    redis.call('SET', KEYS[i], tat, 'PX', ceil(result[5 * i - 1] / 1000))
   end
 end
 return result

@@ -36,8 +36,8 @@ class LimitArgumentsTests {
 	@ParameterizedTest
 	@EnumSource(names = { "FIXED_WINDOW", "SLIDING_WINDOW", "SLIDING_LOG" })
 	void windowLimitsAreSentAsCapacityAndPeriod(Algorithm algorithm) {
-		Policy policy = new Policy("api", algorithm, List.of(Limit.parse("5/10s"), Limit.parse("50000/1d")));
-		assertThat(arguments(policy, 1, true)).containsExactly("1", "1", "5", "10000000", "50000", "86400000000");
+		Policy policy = new Policy("api", algorithm, List.of(Limit.parse("5/10s"), Limit.parse("500/1d")));
+		assertThat(arguments(policy, 1, true)).containsExactly("1", "1", "5", "10000000", "500", "86400000000");
 	}
 
 	@Test

@@ -1,7 +1,6 @@
 package io.github.ratelimit.redis;
 
 import java.time.Duration;
-import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Properties;
 import java.util.UUID;
@@ -36,11 +35,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class LuaScriptTests {
 
-	/** One permit per 2^53 microseconds: a bucket of 2^53 ticks that nothing refills while a test runs. */
-	private static final Limit SLOWEST = Limit.of(1, Duration.of(1L << 53, ChronoUnit.MICROS));
+	/** One permit per 1000 days, the longest period: nothing refills while a test runs. */
+	private static final Limit SLOWEST = Limit.of(1, Limit.MAX_PERIOD);
 
-	/** Three permits per 2^53 - 2 ticks: capacity and period coprime, so a permit is no whole number of microseconds. */
-	private static final Limit SLOW_AND_COPRIME = Limit.of(3, Duration.of(3_002_399_751_580_330L, ChronoUnit.MICROS));
+	/**
+	 * 103 permits per 1000 days, a bucket of 8.9 * 10^15 ticks (just under 2^53) with capacity and period coprime, so a
+	 * permit is no whole number of microseconds.
+	 */
+	private static final Limit SLOW_AND_COPRIME = Limit.of(103, Limit.MAX_PERIOD);
 
 	/** Redis keeps expiries in milliseconds, rounding both when it sets them and when it reports them. */
 	private static final long EXPIRY_PRECISION_MICROS = 2_000;
@@ -73,10 +75,11 @@ class LuaScriptTests {
 		long before = RedisTime.micros(redis);
 		List<Long> reply = run(algorithm, key, 1, true, limit);
 		long after = RedisTime.micros(redis);
-		assertThat(reply).hasSize(4);
+		assertThat(reply).hasSize(5);
 		assertThat(reply.subList(0, 3)).containsExactly(1L, 9L, 0L);
 		long resetMicros = reply.get(3);
 		assertThat(resetMicros).isPositive().isLessThanOrEqualTo(120_000_000L);
+		assertThat(reply.get(4)).isPositive().isLessThanOrEqualTo(resetMicros);
 		assertExpiresBetween(key, Expiry.of(algorithm, limit, 1, before), Expiry.of(algorithm, limit, 1, after));
 	}
 
@@ -155,7 +158,12 @@ class LuaScriptTests {
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
 	void hugeCapacitiesAreCountedExactly(Algorithm algorithm) {
-		for (String text : List.of("1000000/1d", "4000000000000/1ms", "999999937/1s")) {
+		List<String> limits = switch (algorithm) {
+			case SLIDING_LOG -> List.of("500/1d", "500/1ms", "499/1s");
+			case SLIDING_WINDOW -> List.of("100000/1d", "4000000000000/1ms", "999999937/1s");
+			default -> List.of("1000000/1d", "4000000000000/1ms", "999999937/1s");
+		};
+		for (String text : limits) {
 			Limit limit = Limit.parse(text);
 			String key = "script:" + UUID.randomUUID();
 			List<Long> reply = run(algorithm, key, 3, true, limit);
@@ -166,9 +174,16 @@ class LuaScriptTests {
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
 	void limitsAtTheExactIntegerBoundAreCountedExactly(Algorithm algorithm) {
-		// capacity * period / gcd(capacity, period) is 2^53 or just under it, the most that Limit accepts
-		for (Limit limit : List.of(Limit.of(1L << 53, Duration.ofNanos(1_024_000)), Limit.parse("9007199254739/1ms"),
-				SLOWEST, SLOW_AND_COPRIME)) {
+		// capacity * period / gcd(capacity, period) is 2^53 or just under it, the most that Limit accepts, or, for the
+		// algorithms Policy bounds further, their bound
+		List<Limit> limits = switch (algorithm) {
+			case SLIDING_LOG -> List.of(Limit.parse("500/1ms"), Limit.parse("500/1000d"), SLOWEST, SLOW_AND_COPRIME);
+			case SLIDING_WINDOW -> List.of(Limit.parse("9007199254740/1ms"), Limit.parse("104249/1d"), SLOWEST,
+					SLOW_AND_COPRIME);
+			default -> List.of(Limit.of(1L << 53, Duration.ofNanos(1_024_000)), Limit.parse("9007199254739/1ms"),
+					SLOWEST, SLOW_AND_COPRIME);
+		};
+		for (Limit limit : limits) {
 			String key = "script:" + UUID.randomUUID();
 			long permits = Math.min(3, limit.capacity());
 			List<Long> reply = run(algorithm, key, permits, true, limit);
@@ -204,10 +219,10 @@ class LuaScriptTests {
 	}
 
 	@ParameterizedTest
-	@EnumSource(mode = EnumSource.Mode.EXCLUDE, names = "SLIDING_LOG")
+	@EnumSource(mode = EnumSource.Mode.EXCLUDE, names = { "SLIDING_LOG", "SLIDING_WINDOW" })
 	void permitsBeyondTheExactIntegersNeverFitACapacityOfTwoToThe53(Algorithm algorithm) {
-		// 2^53 + 1 is no double: sent as such it would be read as 2^53, which fits (a sliding log that admitted it
-		// would log 2^53 members, so LimitArgumentsTests alone covers its arguments)
+		// 2^53 + 1 is no double: sent as such it would be read as 2^53, which fits (the limiter itself never sends a
+		// cost above a capacity; this is for tools that call the scripts; sliding windows and logs accept no such limit)
 		Limit limit = Limit.of(1L << 53, Duration.ofNanos(1_024_000));
 		String key = "script:" + UUID.randomUUID();
 		for (long permits : new long[] { (1L << 53) + 1, Long.MAX_VALUE }) {
@@ -219,25 +234,40 @@ class LuaScriptTests {
 
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
+	void stateWrittenByAClockAheadOfRedisAdmitsNothingMore(Algorithm algorithm) {
+		// as after a failover to a replica whose clock is behind the old primary's
+		Policy policy = Policy.of("script", algorithm, "3/1m");
+		List<String> keys = keys(1);
+		long ahead = RedisTime.micros(redis) + 3_600_000_000L;
+		assertThat(SuppliedClockScripts.run(redis, policy, keys, 3, true, ahead).get(0).allowed()).isTrue();
+		List<Long> refused = run(algorithm, keys, 1, true, policy.limits().toArray(Limit[]::new));
+		assertThat(refused.subList(0, 2)).containsExactly(0L, 0L);
+		// the wait counts from Redis' own clock, so it spans the hour the state is ahead of it
+		assertThat(refused.get(2)).isGreaterThan(3_600_000_000L);
+		assertThat(refused.get(4)).isGreaterThan(3_600_000_000L);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
 	void multiLimitPoliciesTakeFromEveryLimitOrNone(Algorithm algorithm) throws InterruptedException {
 		Limit[] limits = { Limit.parse("10/1m"), Limit.parse("3/1h"), Limit.parse("5/1d") };
 		RedisTime.awaitWindowWithAtLeast(redis, limits[0], 5_000_000);
 		List<String> keys = keys(3);
 		for (long used = 1; used <= 3; used++) {
 			List<Long> reply = run(algorithm, keys, 1, true, limits);
-			assertThat(reply).hasSize(12);
+			assertThat(reply).hasSize(15);
 			assertThat(reply.subList(0, 3)).containsExactly(1L, 10 - used, 0L);
-			assertThat(reply.subList(4, 7)).containsExactly(1L, 3 - used, 0L);
-			assertThat(reply.subList(8, 11)).containsExactly(1L, 5 - used, 0L);
+			assertThat(reply.subList(5, 8)).containsExactly(1L, 3 - used, 0L);
+			assertThat(reply.subList(10, 13)).containsExactly(1L, 5 - used, 0L);
 		}
 		List<String> before = keys.stream().map(LuaScriptTests::dump).toList();
 		// the middle limit refuses; the others would admit, yet none of them is charged
 		List<Long> denied = run(algorithm, keys, 1, true, limits);
-		assertThat(List.of(denied.get(0), denied.get(4), denied.get(8))).containsExactly(1L, 0L, 1L);
-		assertThat(denied.get(6)).isPositive();
+		assertThat(List.of(denied.get(0), denied.get(5), denied.get(10))).containsExactly(1L, 0L, 1L);
+		assertThat(denied.get(7)).isPositive();
 		assertThat(keys.stream().map(LuaScriptTests::dump).toList()).isEqualTo(before);
 		List<Long> peek = run(algorithm, keys, 1, false, limits);
-		assertThat(List.of(peek.get(1), peek.get(5), peek.get(9))).containsExactly(7L, 0L, 2L);
+		assertThat(List.of(peek.get(1), peek.get(6), peek.get(11))).containsExactly(7L, 0L, 2L);
 	}
 
 	@ParameterizedTest
@@ -248,13 +278,13 @@ class LuaScriptTests {
 		RedisTime.awaitWindowWithAtLeast(redis, limits[0], 5_000_000);
 		List<String> keys = keys(2);
 		List<Long> first = run(algorithm, keys, 2, true, limits);
-		assertThat(List.of(first.get(0), first.get(1), first.get(4), first.get(5))).containsExactly(1L, 1L, 1L, 8L);
+		assertThat(List.of(first.get(0), first.get(1), first.get(5), first.get(6))).containsExactly(1L, 1L, 1L, 8L);
 		List<String> before = keys.stream().map(LuaScriptTests::dump).toList();
 		List<Long> denied = run(algorithm, keys, 2, true, limits);
-		assertThat(List.of(denied.get(0), denied.get(1), denied.get(4))).containsExactly(0L, 1L, 1L);
+		assertThat(List.of(denied.get(0), denied.get(1), denied.get(5))).containsExactly(0L, 1L, 1L);
 		assertThat(keys.stream().map(LuaScriptTests::dump).toList()).isEqualTo(before);
 		List<Long> last = run(algorithm, keys, 1, true, limits);
-		assertThat(List.of(last.get(0), last.get(1), last.get(4), last.get(5))).containsExactly(1L, 0L, 1L, 7L);
+		assertThat(List.of(last.get(0), last.get(1), last.get(5), last.get(6))).containsExactly(1L, 0L, 1L, 7L);
 	}
 
 	@Test
@@ -289,6 +319,23 @@ class LuaScriptTests {
 		// one EVALSHA refused with NOSCRIPT, one EVAL that loads the script again, then EVALSHA again
 		assertThat(calls("evalsha")).isEqualTo(21);
 		assertThat(calls("eval")).isEqualTo(1);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void costAboveTheSmallestCapacityIsRefusedWithoutCallingRedis(Algorithm algorithm) throws Exception {
+		RateLimiter limiter = new RedisRateLimiterBackend(connectionFactory, "ratelimit", TestRedis.TIMEOUT)
+			.create(Policy.of("unsatisfiable-" + UUID.randomUUID(), algorithm, "10/1m", "100/1h"));
+		limiter.tryAcquire("warm-up");
+		redis.execute((RedisCallback<Void>) (connection) -> {
+			connection.serverCommands().resetConfigStats();
+			return null;
+		});
+		assertThat(limiter.tryAcquire("client", 11).satisfiable()).isFalse();
+		assertThat(limiter.tryAcquire("client", Long.MAX_VALUE).satisfiable()).isFalse();
+		assertThat(limiter.tryAcquireAsync("client", 101).toCompletableFuture().get(10, TimeUnit.SECONDS).violated())
+			.containsExactlyElementsOf(limiter.policy().limits());
+		assertThat(calls("evalsha") + calls("eval")).isZero();
 	}
 
 	@ParameterizedTest

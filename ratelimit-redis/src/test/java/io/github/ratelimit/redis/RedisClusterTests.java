@@ -75,7 +75,7 @@ class RedisClusterTests {
 	static Stream<Arguments> policies() {
 		return Stream.of(Algorithm.values())
 			.flatMap((algorithm) -> Stream.of(Arguments.of(algorithm, List.of("100/1h")),
-					Arguments.of(algorithm, List.of("100/1h", "1000/1d"))));
+					Arguments.of(algorithm, List.of("100/1h", "500/1d"))));
 	}
 
 	@ParameterizedTest(name = "{0} {1}")
@@ -166,7 +166,7 @@ class RedisClusterTests {
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
 	void slotMovedToAnotherMasterMidTrafficLosesNoPermitAndNoDecision(Algorithm algorithm) throws Exception {
-		Policy policy = Policy.of("reshard-" + UUID.randomUUID(), algorithm, "100/1h", "1000/1d");
+		Policy policy = Policy.of("reshard-" + UUID.randomUUID(), algorithm, "100/1h", "500/1d");
 		List<RateLimiter> instances = instances(policy);
 		if (algorithm == Algorithm.FIXED_WINDOW || algorithm == Algorithm.SLIDING_WINDOW) {
 			RedisTime.awaitWindowWithAtLeast(new StringRedisTemplate(servers.get(0)), Limit.parse("100/1h"),

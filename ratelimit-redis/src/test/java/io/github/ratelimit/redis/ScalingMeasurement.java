@@ -62,8 +62,13 @@ public final class ScalingMeasurement {
 					Duration.ofSeconds(3));
 			for (Algorithm algorithm : Algorithm.values()) {
 				flush(template);
-				// a limit that admits nearly everything: the cost of deciding, not of refusing
-				Policy policy = Policy.of("api", algorithm, "100000000/1h");
+				// a limit that admits nearly everything: the cost of deciding, not of refusing (within each
+				// algorithm's bounds: sliding-window capacity x period, sliding-log capacity)
+				Policy policy = Policy.of("api", algorithm, switch (algorithm) {
+					case SLIDING_WINDOW -> "2000000/1h";
+					case SLIDING_LOG -> "500/1ms";
+					default -> "100000000/1h";
+				});
 				RateLimiter limiter = backend.create(policy);
 				resetCommandStats(template);
 				double one = throughput(limiter, 1, false, run);
@@ -86,9 +91,9 @@ public final class ScalingMeasurement {
 			}
 			flush(template);
 			System.out.println();
-			System.out.println("sliding-log key size by permits in the log (limit 1000/1h):");
-			RateLimiter log = backend.create(Policy.of("api", Algorithm.SLIDING_LOG, "1000/1h"));
-			for (int permits : new int[] { 1, 10, 100, 1000 }) {
+			System.out.println("sliding-log key size by permits in the log (limit 500/1h):");
+			RateLimiter log = backend.create(Policy.of("api", Algorithm.SLIDING_LOG, "500/1h"));
+			for (int permits : new int[] { 1, 10, 100, 500 }) {
 				String client = "log-" + permits;
 				for (int i = 0; i < permits; i++) {
 					log.tryAcquire(client);

@@ -58,7 +58,7 @@ final class ConfiguredPolicies {
 		List<Limit> limits = limits(prefix + "limits", settings.getLimits());
 		Policy policy = check("ratelimit.policies." + name, () -> new Policy(name,
 				(settings.getAlgorithm() != null) ? settings.getAlgorithm() : this.properties.getAlgorithm(), limits),
-				"use a policy name without '{' or '}'");
+				"use a policy name without '{' or '}', and limits within the bounds of the policy's algorithm (see the message)");
 		KeyResolver keyResolver = check(prefix + "key",
 				() -> RequestKeyResolvers.of(settings.getKey(), this.beanFactory),
 				"use ip, global, principal, header:<Name>, param:<name>, expr:<SpEL> or bean:<KeyResolver bean>");

@@ -39,17 +39,23 @@ class InMemoryRateLimiter extends AbstractRateLimiter {
 		this.backend.entries().compute(entryKey(key), (entryKey, entry) -> {
 			now[0] = this.backend.now();
 			long[][] states = new long[limits.size()][];
-			long[] expiries = new long[limits.size()];
+			LocalAlgorithm.Step[] steps = new LocalAlgorithm.Step[limits.size()];
 			boolean admitted = true;
 			for (int i = 0; i < limits.size(); i++) {
-				long[] state = (entry != null && entry.expiries[i] > now[0]) ? entry.states[i] : null;
-				LocalAlgorithm.Step step = this.algorithm.evaluate(state, limits.get(i), now[0], permits, consume);
-				outcomes[i] = step.outcome();
-				states[i] = step.state();
-				expiries[i] = step.expiresAt();
-				admitted &= step.outcome().allowed();
+				states[i] = (entry != null && entry.expiries[i] > now[0]) ? entry.states[i] : null;
+				steps[i] = this.algorithm.evaluate(states[i], limits.get(i), now[0], permits, consume);
+				outcomes[i] = steps[i].outcome();
+				admitted &= outcomes[i].allowed();
 			}
-			return (admitted && consume) ? new Entry(states, expiries) : entry;
+			if (!admitted || !consume) {
+				return entry;
+			}
+			long[] expiries = new long[limits.size()];
+			for (int i = 0; i < limits.size(); i++) {
+				states[i] = this.algorithm.admit(states[i], steps[i], limits.get(i), now[0], permits);
+				expiries[i] = steps[i].expiresAt();
+			}
+			return new Entry(states, expiries);
 		});
 		this.backend.afterDecision(now[0]);
 		return new ArrayList<>(Arrays.asList(outcomes));
@@ -78,7 +84,8 @@ class InMemoryRateLimiter extends AbstractRateLimiter {
 	}
 
 	/**
-	 * The immutable state of one client's limits, replaced whole on every admitted decision.
+	 * The state of one client's limits, replaced on every admitted decision, inside the map's atomic update (which is
+	 * also the only place an algorithm may update a state in place).
 	 */
 	static final class Entry {
 

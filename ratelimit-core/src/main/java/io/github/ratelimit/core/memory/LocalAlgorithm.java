@@ -12,7 +12,9 @@ import org.jspecify.annotations.Nullable;
 interface LocalAlgorithm {
 
 	/**
-	 * Evaluates one limit for a request.
+	 * Evaluates one limit for a request. Every algorithm may rely on {@code permits} being at most the limit's
+	 * capacity (the limiter refuses larger requests before reading any state), so no product or sum it forms leaves
+	 * the exact range that {@link io.github.ratelimit.core.Policy} validates.
 	 * @param state the limit's state, {@code null} when fresh; never modified
 	 * @param limit the limit
 	 * @param now the current time in microseconds
@@ -23,10 +25,25 @@ interface LocalAlgorithm {
 	Step evaluate(long @Nullable [] state, Limit limit, long now, long permits, boolean consume);
 
 	/**
+	 * Takes the permits once every limit of the policy admitted the request, inside the same atomic update as
+	 * {@link #evaluate}. By default the state the step computed without touching the old one; an algorithm whose state
+	 * is too large to copy per decision updates it in place here instead.
+	 * @param state the limit's state as given to {@link #evaluate}
+	 * @param step what {@link #evaluate} answered, with {@code consume} set
+	 * @param limit the limit
+	 * @param now the current time in microseconds
+	 * @param permits the permits taken
+	 * @return the state to keep
+	 */
+	default long[] admit(long @Nullable [] state, Step step, Limit limit, long now, long permits) {
+		return step.state();
+	}
+
+	/**
 	 * The outcome of one limit and, when admitted, the state to store and until when it matters.
 	 *
 	 * @param outcome the limit's outcome
-	 * @param state the state after taking the permits
+	 * @param state the state after taking the permits, unless the algorithm takes them in {@link #admit}
 	 * @param expiresAt the time, in microseconds, from which the state equals a fresh one
 	 */
 	record Step(LimitOutcome outcome, long[] state, long expiresAt) {

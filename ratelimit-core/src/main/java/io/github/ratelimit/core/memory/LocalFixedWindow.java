@@ -7,7 +7,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Fixed window, the twin of {@code fixed-window.lua}: state {@code [window index, count]}, windows aligned to the
- * epoch.
+ * epoch. A stored window from the future (the clock stepped back) stays the current one until it ends.
  */
 final class LocalFixedWindow implements LocalAlgorithm {
 
@@ -15,12 +15,16 @@ final class LocalFixedWindow implements LocalAlgorithm {
 	public Step evaluate(long @Nullable [] state, Limit limit, long now, long permits, boolean consume) {
 		long period = limit.periodMicros();
 		long window = LocalAlgorithm.floorDiv(now, period);
+		long count = 0;
+		if (state != null && state[0] >= window) {
+			window = state[0];
+			count = state[1];
+		}
 		long left = (window + 1) * period - now;
-		long count = (state != null && state[0] == window) ? state[1] : 0;
-		boolean allowed = count + permits <= limit.capacity();
+		boolean allowed = count <= limit.capacity() - permits;
 		long after = (allowed && consume) ? count + permits : count;
-		LimitOutcome outcome = new LimitOutcome(limit, allowed, Math.max(0, limit.capacity() - after),
-				allowed ? 0 : left, (after > 0) ? left : 0, (after > 0) ? left : 0);
+		LimitOutcome outcome = new LimitOutcome(limit, allowed, limit.capacity() - after, allowed ? 0 : left,
+				(after > 0) ? left : 0, (after > 0) ? left : 0);
 		return new Step(outcome, new long[] { window, after }, now + left);
 	}
 

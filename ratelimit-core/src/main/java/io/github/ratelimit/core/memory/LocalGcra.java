@@ -7,7 +7,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * GCRA, the twin of {@code gcra.lua}: state {@code [tat, fraction]}, the theoretical arrival time in microseconds
- * plus a fraction in ticks of {@code 1 / (capacity / gcd)} microseconds.
+ * plus a fraction in ticks of {@code 1 / (capacity / gcd)} microseconds. Waits are computed from how far the TAT is
+ * ahead of now, so a TAT from the future (the clock stepped back) reads as an empty bucket and its waits stay exact
+ * without multiplying the step.
  */
 final class LocalGcra implements LocalAlgorithm {
 
@@ -17,16 +19,29 @@ final class LocalGcra implements LocalAlgorithm {
 		long rate = limit.capacity() / g;
 		long interval = limit.periodMicros() / g;
 		long window = limit.capacity() * interval;
-		long used = (state != null && state[0] >= now) ? (state[0] - now) * rate + state[1] : 0;
-		long need = Math.multiplyExact(permits, interval);
-		boolean allowed = used + need <= window;
-		long after = (allowed && consume) ? used + need : used;
-		long retry = allowed ? 0 : LocalAlgorithm.ceilDiv(used + need - window, rate);
-		long reset = LocalAlgorithm.ceilDiv(after, rate);
-		LimitOutcome outcome = new LimitOutcome(limit, allowed, LocalAlgorithm.floorDiv(window - after, interval),
-				retry, reset, allowed ? reset : retry);
-		long whole = LocalAlgorithm.floorDiv(after, rate);
-		return new Step(outcome, new long[] { now + whole, after - whole * rate }, now + reset);
+		long ahead = 0;
+		long fraction = 0;
+		if (state != null && state[0] >= now) {
+			ahead = state[0] - now;
+			fraction = state[1];
+		}
+		// the ticks of the burst in use; a TAT a whole period ahead or more leaves none
+		long used = (ahead >= limit.periodMicros()) ? window : ahead * rate + fraction;
+		long need = permits * interval;
+		boolean allowed = used <= window - need;
+		long retry = allowed ? 0 : ahead + LocalAlgorithm.ceilDiv(fraction + need - window, rate);
+		if (allowed && consume) {
+			long after = used + need;
+			ahead = after / rate;
+			fraction = after - ahead * rate;
+			used = after;
+		}
+		long remaining = (window - used) / interval;
+		long reset = ahead + LocalAlgorithm.ceilDiv(fraction, rate);
+		long next = (remaining == limit.capacity()) ? 0
+				: ahead + LocalAlgorithm.ceilDiv(fraction + (remaining + 1) * interval - window, rate);
+		LimitOutcome outcome = new LimitOutcome(limit, allowed, remaining, retry, reset, next);
+		return new Step(outcome, new long[] { now + ahead, fraction }, now + reset);
 	}
 
 }

@@ -7,7 +7,11 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Sliding window, the twin of {@code sliding-window.lua}: state {@code [window index, current, previous]}; the
- * previous window's count is weighted by the share of it still inside the last period.
+ * previous window's count is weighted by the share of it still inside the last period. A stored window from the
+ * future (the clock stepped back) stays the current one, its previous window weighted in full, until it begins.
+ * <p>
+ * Every product is at most {@code capacity * period}, which {@link io.github.ratelimit.core.Policy} bounds by
+ * 2<sup>53</sup>: sums are never formed, sides are compared instead.
  */
 final class LocalSlidingWindow implements LocalAlgorithm {
 
@@ -16,36 +20,41 @@ final class LocalSlidingWindow implements LocalAlgorithm {
 		long capacity = limit.capacity();
 		long period = limit.periodMicros();
 		long window = LocalAlgorithm.floorDiv(now, period);
-		long elapsed = now - window * period;
 		long current = 0;
 		long previous = 0;
-		if (state != null && state[0] == window) {
+		if (state != null && state[0] >= window) {
+			window = state[0];
 			current = state[1];
 			previous = state[2];
 		}
 		else if (state != null && state[0] == window - 1) {
 			previous = state[1];
 		}
-		long weighted = Math.multiplyExact(previous, period - elapsed);
-		long budget = Math.multiplyExact(capacity, period);
-		boolean allowed = weighted + Math.multiplyExact(current + permits, period) <= budget;
+		// negative while a window from the future has not begun
+		long offset = now - window * period;
+		long weighted = previous * (period - Math.max(0, offset));
+		boolean allowed = current <= capacity - permits && weighted <= (capacity - current - permits) * period;
+		long retry = allowed ? 0 : wait(current, previous, permits, capacity, period, offset);
 		long after = (allowed && consume) ? current + permits : current;
-		long retry = 0;
-		if (!allowed) {
-			retry = (current + permits <= capacity)
-					? roomAt(previous, capacity - current - permits, period) - elapsed
-					: (period - elapsed) + roomAt(current, capacity - permits, period);
-			retry = Math.max(1, retry);
-		}
-		long reset = (after > 0) ? (period - elapsed) + period : (previous > 0) ? period - elapsed : 0;
-		long remaining = Math.max(0, LocalAlgorithm.floorDiv(budget - weighted - after * period, period));
-		LimitOutcome outcome = new LimitOutcome(limit, allowed, remaining, retry, reset, allowed ? reset : retry);
+		long remaining = Math.max(0, LocalAlgorithm.floorDiv((capacity - after) * period - weighted, period));
+		long reset = (after > 0) ? (period - offset) + period : (previous > 0) ? period - offset : 0;
+		long next = (remaining == capacity) ? 0 : wait(after, previous, remaining + 1, capacity, period, offset);
+		LimitOutcome outcome = new LimitOutcome(limit, allowed, remaining, retry, reset, next);
 		return new Step(outcome, new long[] { window, after, previous }, now + reset);
 	}
 
 	/**
+	 * The time from now until the window's counts leave room for {@code permits}: within this window once the
+	 * previous one's weight has shrunk enough, or else in the next, once this one's weight has.
+	 */
+	private static long wait(long current, long previous, long permits, long capacity, long period, long offset) {
+		return (current <= capacity - permits) ? roomAt(previous, capacity - current - permits, period) - offset
+				: (period - offset) + roomAt(current, capacity - permits, period);
+	}
+
+	/**
 	 * The time into a window at which {@code count} requests of the window before, weighted, leave room for
-	 * {@code room} more.
+	 * {@code room} more: the least {@code t} with {@code count * (period - t) <= room * period}.
 	 */
 	private static long roomAt(long count, long room, long period) {
 		return (count == 0) ? 0 : Math.max(0, period - LocalAlgorithm.floorDiv(room * period, count));

@@ -7,7 +7,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Token bucket, the twin of {@code token-bucket.lua}: state {@code [level, time]}, the level in units of
- * {@code period / gcd} per token, refilled by {@code capacity / gcd} units per microsecond.
+ * {@code period / gcd} per token, refilled by {@code capacity / gcd} units per microsecond. A stored time from the
+ * future (the clock stepped back) refills nothing until the clock passes it again.
  */
 final class LocalTokenBucket implements LocalAlgorithm {
 
@@ -18,18 +19,28 @@ final class LocalTokenBucket implements LocalAlgorithm {
 		long unit = limit.periodMicros() / g;
 		long full = limit.capacity() * unit;
 		long level = full;
+		// how long before the stored time now is, when the clock stepped back: refilling starts only then
+		long gap = 0;
 		if (state != null) {
-			long elapsed = Math.max(0, now - state[1]);
-			long missing = full - state[0];
-			level = (elapsed >= LocalAlgorithm.ceilDiv(missing, rate)) ? full : state[0] + elapsed * rate;
+			long elapsed = now - state[1];
+			gap = Math.max(0, -elapsed);
+			// compared before multiplying, so elapsed * rate stays below the missing units
+			level = (elapsed >= LocalAlgorithm.ceilDiv(full - state[0], rate)) ? full
+					: state[0] + Math.max(0, elapsed) * rate;
 		}
-		long need = Math.multiplyExact(permits, unit);
+		long need = permits * unit;
 		boolean allowed = level >= need;
-		long after = (allowed && consume) ? level - need : level;
-		long retry = allowed ? 0 : LocalAlgorithm.ceilDiv(need - level, rate);
-		long reset = LocalAlgorithm.ceilDiv(full - after, rate);
-		LimitOutcome outcome = new LimitOutcome(limit, allowed, LocalAlgorithm.floorDiv(after, unit), retry, reset,
-				allowed ? reset : retry);
+		long retry = allowed ? 0 : gap + LocalAlgorithm.ceilDiv(need - level, rate);
+		long after = level;
+		if (allowed && consume) {
+			after = level - need;
+			gap = 0;
+		}
+		long remaining = after / unit;
+		long reset = gap + LocalAlgorithm.ceilDiv(full - after, rate);
+		long next = (remaining == limit.capacity()) ? 0
+				: gap + LocalAlgorithm.ceilDiv((remaining + 1) * unit - after, rate);
+		LimitOutcome outcome = new LimitOutcome(limit, allowed, remaining, retry, reset, next);
 		return new Step(outcome, new long[] { after, now }, now + reset);
 	}
 

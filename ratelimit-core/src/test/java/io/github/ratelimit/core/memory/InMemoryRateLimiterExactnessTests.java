@@ -1,15 +1,14 @@
 package io.github.ratelimit.core.memory;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.test.Hammer;
+import io.github.ratelimit.test.ManualClock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -111,38 +110,6 @@ class InMemoryRateLimiterExactnessTests {
 		RateLimiter limiter = new InMemoryRateLimiterBackend().create(Policy.of("p", algorithm, "100/1h"));
 		int admitted = Hammer.admitted(1, 32, 40, (instance) -> limiter.tryAcquire("client").allowed());
 		assertThat(admitted).isEqualTo(100);
-	}
-
-	/**
-	 * A clock the test moves by hand.
-	 */
-	static final class ManualClock extends Clock {
-
-		private volatile Instant now;
-
-		ManualClock(Instant now) {
-			this.now = now;
-		}
-
-		void advance(Duration duration) {
-			this.now = this.now.plus(duration);
-		}
-
-		@Override
-		public Instant instant() {
-			return this.now;
-		}
-
-		@Override
-		public ZoneOffset getZone() {
-			return ZoneOffset.UTC;
-		}
-
-		@Override
-		public Clock withZone(java.time.ZoneId zone) {
-			return this;
-		}
-
 	}
 
 }

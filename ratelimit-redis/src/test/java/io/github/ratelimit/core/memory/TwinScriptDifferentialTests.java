@@ -1,0 +1,140 @@
+package io.github.ratelimit.core.memory;
+
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.UUID;
+import java.util.stream.Stream;
+
+import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.core.Limit;
+import io.github.ratelimit.core.LimitOutcome;
+import io.github.ratelimit.core.Policy;
+import io.github.ratelimit.redis.SuppliedClockScripts;
+import io.github.ratelimit.test.ManualClock;
+import io.github.ratelimit.test.TestRedis;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Each in-memory twin against its Lua script on a real Redis: the same sequences of times, costs and limits, every
+ * field of every limit's outcome compared. Redis' {@code TIME} cannot be set, so the script runs with the time the
+ * test supplies ({@link SuppliedClockScripts}); keys are kept without a TTL, so the only expiry is the twin's own,
+ * whose dropped state must decide exactly as the script's stored one.
+ * Sequences are seeded random walks over extreme cases: costs of 1 and of the whole capacity, capacities of 1 and at
+ * the bounds, periods of 1ms and 1000 days, long idle gaps and a clock that steps backwards.
+ */
+class TwinScriptDifferentialTests {
+
+	/** Times are kept within twenty years of the start, so below 2^53 microseconds since the epoch. */
+	private static final long SPAN = 20 * 365 * 86_400_000_000L;
+
+	private static final long START = ChronoUnit.MICROS.between(Instant.EPOCH, Instant.parse("2026-03-01T00:00:00Z"));
+
+	private static final int STEPS = 400;
+
+	private static LettuceConnectionFactory connectionFactory;
+
+	private static StringRedisTemplate redis;
+
+	@BeforeAll
+	static void connect() {
+		connectionFactory = TestRedis.get().newConnectionFactory();
+		redis = new StringRedisTemplate(connectionFactory);
+	}
+
+	@AfterAll
+	static void disconnect() {
+		connectionFactory.destroy();
+	}
+
+	static Stream<Arguments> policies() {
+		List<Arguments> policies = new ArrayList<>();
+		for (Algorithm algorithm : Algorithm.values()) {
+			for (List<String> limits : limits(algorithm)) {
+				policies.add(Arguments.of(algorithm, limits));
+			}
+		}
+		return policies.stream();
+	}
+
+	private static List<List<String>> limits(Algorithm algorithm) {
+		List<List<String>> common = List.of(List.of("1/1ms"), List.of("5/10s"), List.of("7/1s"), List.of("10/1m", "3/1h"),
+				List.of("3/1ms", "100/1d"), List.of("1/1000d"), List.of("103/1000d", "2/1s"));
+		List<List<String>> bounds = switch (algorithm) {
+			case SLIDING_LOG -> List.of(List.of("500/1ms"), List.of("500/1d", "499/1h"));
+			case SLIDING_WINDOW -> List.of(List.of("9007199254740/1ms"), List.of("104249/1d", "104249/1h"));
+			default -> List.of(List.of("9007199254740/1ms"), List.of("999999937/1s", "104249/1d"));
+		};
+		return Stream.concat(common.stream(), bounds.stream()).toList();
+	}
+
+	@ParameterizedTest(name = "{0} {1}")
+	@MethodSource("policies")
+	void twinAndScriptDecideAlike(Algorithm algorithm, List<String> limits) {
+		Policy policy = Policy.of("differential", algorithm, limits.toArray(String[]::new));
+		ManualClock clock = new ManualClock(Instant.EPOCH);
+		InMemoryRateLimiter twin = (InMemoryRateLimiter) new InMemoryRateLimiterBackend(clock, "ratelimit").create(policy);
+		List<String> keys = keys(policy.limits().size());
+		Random random = new Random(31L * algorithm.ordinal() + limits.hashCode());
+		long now = START + random.nextLong(policy.limits().get(0).periodMicros());
+		for (int step = 0; step < STEPS; step++) {
+			now += delta(random, policy);
+			if (now > START + SPAN) {
+				now -= SPAN;
+			}
+			long permits = cost(random, policy.smallestCapacity());
+			boolean consume = random.nextInt(5) > 0;
+			clock.set(Instant.EPOCH.plus(now, ChronoUnit.MICROS));
+			List<LimitOutcome> expected = twin.evaluate("client", permits, consume);
+			List<LimitOutcome> actual = SuppliedClockScripts.run(redis, policy, keys, permits, consume, now);
+			assertThat(actual).as("step %d at %d: %d permits, consume %s", step, now, permits, consume)
+				.isEqualTo(expected);
+		}
+	}
+
+	/** The next time: often the same or the next microsecond, else up to two periods on, an idle gap or a step back. */
+	private static long delta(Random random, Policy policy) {
+		Limit limit = policy.limits().get(random.nextInt(policy.limits().size()));
+		long period = limit.periodMicros();
+		return switch (random.nextInt(10)) {
+			case 0 -> 0;
+			case 1 -> 1;
+			case 2 -> random.nextLong(1, Math.max(2, period / limit.capacity() + 1));
+			case 3, 4, 5 -> random.nextLong(1, 2 * period + 1);
+			case 6 -> random.nextLong(1, 10 * 86_400_000_000L);
+			case 7 -> -random.nextLong(1, Math.max(2, period / limit.capacity() + 1));
+			case 8 -> -random.nextLong(1, 2 * period + 1);
+			default -> random.nextLong(1, period + 1) - period / 2;
+		};
+	}
+
+	/** Often 1 or the whole smallest capacity, else anything between. */
+	private static long cost(Random random, long smallestCapacity) {
+		return switch (random.nextInt(4)) {
+			case 0 -> 1;
+			case 1 -> smallestCapacity;
+			default -> random.nextLong(1, smallestCapacity + 1);
+		};
+	}
+
+	private static List<String> keys(int limits) {
+		String client = "differential:{" + UUID.randomUUID() + "}:";
+		List<String> keys = new ArrayList<>();
+		for (int i = 0; i < limits; i++) {
+			keys.add(client + i);
+		}
+		return keys;
+	}
+
+}
