@@ -32,7 +32,8 @@ class SlidingLogBoundStartupTests {
 				assertThat(invalid.getAction()).contains("bounds of the policy's algorithm");
 			});
 		this.runner
-			.withPropertyValues("ratelimit.policies.orders.limits=500/1h", "ratelimit.policies.orders.algorithm=sliding-log")
+			.withPropertyValues("ratelimit.policies.orders.limits=500/1h", "ratelimit.policies.orders.algorithm=sliding-log",
+					"ratelimit.policies.orders.paths=/api/orders")
 			.run((context) -> assertThat(context).hasNotFailed());
 	}
 
