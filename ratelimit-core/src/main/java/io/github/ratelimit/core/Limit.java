@@ -55,11 +55,47 @@ public record Limit(long capacity, Duration period) {
 			throw new IllegalArgumentException("Limit period must be a whole number of microseconds, was " + period);
 		}
 		long periodMicros = toMicros(period);
-		long gcd = BigInteger.valueOf(capacity).gcd(BigInteger.valueOf(periodMicros)).longValueExact();
-		if (capacity / gcd > EXACT_INTEGER_LIMIT / periodMicros) {
+		if (!exact(capacity, periodMicros)) {
 			throw new IllegalArgumentException("Limit " + capacity + " per " + period
 					+ " cannot be decided exactly (the least common multiple of the capacity and the period in microseconds must be at most 2^53 = 9007199254740992); use a rounder capacity or a shorter period");
 		}
+	}
+
+	/**
+	 * One instance's share of this limit when {@code instances} instances decide alone what they decide together: the
+	 * capacity divided by the instances (rounded down, at least 1), rounded down further to the nearest capacity this
+	 * period can be decided exactly with. That rounding only applies to large capacities over long periods (say
+	 * {@code 10000000/1d} by 3: 3,333,312 rather than 3,333,333) and costs a share a few permits in a million.
+	 * @param instances the number of instances, at least 1
+	 * @return the share
+	 * @throws IllegalArgumentException when instances is below 1, or no capacity of at least one permit near the share
+	 * can be decided exactly with this period
+	 */
+	public Limit share(int instances) {
+		if (instances < 1) {
+			throw new IllegalArgumentException("Instances must be at least 1, was " + instances);
+		}
+		long share = Math.max(1, this.capacity / instances);
+		long periodMicros = periodMicros();
+		if (exact(share, periodMicros)) {
+			return new Limit(share, this.period);
+		}
+		long largestReduced = EXACT_INTEGER_LIMIT / periodMicros;
+		// a multiple k x d of a divisor d of the period reduces to at most k: the smallest such d keeps the most
+		for (long divisor = Math.max(1, (share + largestReduced - 1) / largestReduced); divisor <= share; divisor++) {
+			if (periodMicros % divisor == 0) {
+				return new Limit(share / divisor * divisor, this.period);
+			}
+		}
+		throw new IllegalArgumentException("Limit " + this + " divided by " + instances + " instances cannot be decided exactly; use a rounder capacity");
+	}
+
+	/**
+	 * Whether the least common multiple of a capacity and a period is at most 2^53, so every decision is exact.
+	 */
+	private static boolean exact(long capacity, long periodMicros) {
+		long gcd = BigInteger.valueOf(capacity).gcd(BigInteger.valueOf(periodMicros)).longValueExact();
+		return capacity / gcd <= EXACT_INTEGER_LIMIT / periodMicros;
 	}
 
 	/**

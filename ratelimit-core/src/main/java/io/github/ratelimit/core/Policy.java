@@ -71,18 +71,13 @@ public record Policy(String name, Algorithm algorithm, List<Limit> limits) {
 	}
 
 	/**
-	 * This policy with every limit's capacity divided by a number of instances (at least 1 each), for an instance
-	 * that decides alone what several decide together.
+	 * This policy with every limit replaced by its {@linkplain Limit#share(int) share} for one of a number of
+	 * instances, for an instance that decides alone what several decide together.
 	 * @param instances the number of instances, at least 1
 	 * @return the divided policy
 	 */
 	public Policy dividedBy(int instances) {
-		if (instances < 1) {
-			throw new IllegalArgumentException("Instances must be at least 1, was " + instances);
-		}
-		return new Policy(this.name, this.algorithm, this.limits.stream()
-			.map((limit) -> Limit.of(Math.max(1, limit.capacity() / instances), limit.period()))
-			.toList());
+		return new Policy(this.name, this.algorithm, this.limits.stream().map((limit) -> limit.share(instances)).toList());
 	}
 
 	/**

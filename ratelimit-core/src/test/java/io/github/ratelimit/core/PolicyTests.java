@@ -1,5 +1,6 @@
 package io.github.ratelimit.core;
 
+import java.time.Duration;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
@@ -41,6 +42,18 @@ class PolicyTests {
 					+ "capacity must be at most 500 to keep one decision near a millisecond inside Redis; use "
 					+ "sliding-window (approximate, constant memory) or gcra (exact, one small key) instead");
 		assertThat(Policy.of("orders", Algorithm.SLIDING_WINDOW, "100000/1h").limits()).hasSize(1);
+	}
+
+	@Test
+	void dividedPoliciesKeepEveryShareExact() {
+		Policy policy = Policy.of("big", Algorithm.TOKEN_BUCKET, "10000000/1d", "10/1s");
+		assertThatIllegalArgumentException().isThrownBy(() -> Limit.of(3_333_333, Duration.ofDays(1)));
+		assertThat(policy.dividedBy(3).limits()).containsExactly(Limit.of(3_333_312, Duration.ofDays(1)),
+				Limit.of(3, Duration.ofSeconds(1)));
+		assertThat(policy.dividedBy(1).limits()).isEqualTo(policy.limits());
+		assertThat(Policy.of("small", Algorithm.GCRA, "5/1h").dividedBy(10).limits())
+			.containsExactly(Limit.of(1, Duration.ofHours(1)));
+		assertThatIllegalArgumentException().isThrownBy(() -> policy.dividedBy(0));
 	}
 
 	@Test

@@ -2,6 +2,7 @@ package io.github.ratelimit.redis;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Pattern;
 
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.LimitOutcome;
@@ -14,9 +15,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The backend's scripts run at a time the test supplies: Redis' {@code TIME} cannot be set, so {@code common.lua}'s
- * clock is replaced by a read of an extra last argument, and the keys are made persistent at the end of the script,
- * so that no TTL set for a microsecond runs out before the next call. Nothing else of the script changes, which
- * {@link #of} asserts.
+ * clock is replaced by a read of an extra last argument, and no TTL set in real time for a supplied time may run out
+ * between calls: the script's {@code PEXPIRE} calls become calls of a function that does nothing (their arguments still
+ * evaluated), and the keys are made persistent at its end (for the TTLs {@code SET ... PX} gives). {@code PERSIST}
+ * alone was not enough: a sliding-log script writing hundreds of members runs over a millisecond, and Redis 6.2 then
+ * deleted a key it had just given a 1 ms TTL at once. Nothing else of the script changes, which {@link #of} asserts.
  */
 public final class SuppliedClockScripts {
 
@@ -27,6 +30,10 @@ public final class SuppliedClockScripts {
 	private static final String RETURN = "\nreturn result\n";
 
 	private static final String PERSIST_AND_RETURN = "\nfor i = 1, #KEYS do redis.call('PERSIST', KEYS[i]) end\nreturn result\n";
+
+	private static final String EXPIRE = "redis.call('PEXPIRE', ";
+
+	private static final String NO_EXPIRE = "pcall(function() end, ";
 
 	private SuppliedClockScripts() {
 	}
@@ -39,13 +46,15 @@ public final class SuppliedClockScripts {
 	public static RedisScript<List<Long>> of(Algorithm algorithm) {
 		String source = LuaScript.of(algorithm).source();
 		assertThat(source).contains(REDIS_CLOCK).endsWith(RETURN);
-		String supplied = source.replace(REDIS_CLOCK, SUPPLIED_CLOCK);
+		int expiries = source.split(Pattern.quote(EXPIRE), -1).length - 1;
+		String supplied = source.replace(REDIS_CLOCK, SUPPLIED_CLOCK).replace(EXPIRE, NO_EXPIRE);
 		supplied = supplied.substring(0, supplied.length() - RETURN.length()) + PERSIST_AND_RETURN;
 		assertThat(supplied).as("only the clock of common.lua and the expiry were replaced")
-			.doesNotContain("'TIME'")
+			.doesNotContain("'TIME'", "PEXPIRE")
 			.contains(SUPPLIED_CLOCK)
 			.endsWith(PERSIST_AND_RETURN)
-			.hasSize(source.length() - REDIS_CLOCK.length() + SUPPLIED_CLOCK.length() - RETURN.length()
+			.hasSize(source.length() - REDIS_CLOCK.length() + SUPPLIED_CLOCK.length()
+					+ expiries * (NO_EXPIRE.length() - EXPIRE.length()) - RETURN.length()
 					+ PERSIST_AND_RETURN.length());
 		@SuppressWarnings({ "unchecked", "rawtypes" })
 		RedisScript<List<Long>> script = (RedisScript) RedisScript.of(supplied, List.class);

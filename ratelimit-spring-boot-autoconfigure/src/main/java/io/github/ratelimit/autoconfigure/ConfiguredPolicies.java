@@ -94,6 +94,16 @@ final class ConfiguredPolicies {
 		for (int i = 0; i < policy.limits().size(); i++) {
 			Limit limit = policy.limits().get(i);
 			long share = limit.capacity() / instances;
+			if (share >= cost) {
+				try {
+					share = limit.share(instances).capacity();
+				}
+				catch (IllegalArgumentException ex) {
+					throw new InvalidRateLimitConfigurationException("ratelimit.fallback.instances", ex.getMessage(),
+							"use a rounder capacity in " + prefix + "limits[" + i + "] or another number of instances",
+							ex);
+				}
+			}
 			if (share < cost) {
 				throw new InvalidRateLimitConfigurationException("ratelimit.fallback.instances",
 						"dividing " + prefix + "limits[" + i + "] (" + limit + ") by " + instances

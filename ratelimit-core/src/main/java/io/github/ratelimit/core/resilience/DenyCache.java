@@ -83,14 +83,17 @@ public final class DenyCache {
 	}
 
 	/**
-	 * Remembers a refusal by the backend.
+	 * Remembers a refusal by the backend. A refusal no wait can help (a cost above a capacity) is not remembered: the
+	 * limiter refuses it without calling the backend anyway, and a cache entry would answer later, different costs
+	 * with its reasons.
 	 * @param policy the policy name
 	 * @param client the client's key
 	 * @param permits the permits the refused request asked for
 	 * @param denial the backend's refusal
 	 */
 	public void remember(String policy, String client, long permits, Decision denial) {
-		if (denial.allowed() || denial.retryAfter().isZero() || denial.retryAfter().isNegative()) {
+		if (denial.allowed() || !denial.satisfiable() || denial.retryAfter().isZero()
+				|| denial.retryAfter().isNegative()) {
 			return;
 		}
 		long now = this.nanoTime.getAsLong();

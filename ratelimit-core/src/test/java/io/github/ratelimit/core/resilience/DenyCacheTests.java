@@ -83,4 +83,14 @@ class DenyCacheTests {
 		this.nanos.addAndGet(duration.toNanos());
 	}
 
+	@Test
+	void refusalsNoWaitCanHelpAreNotRemembered() {
+		Limit limit = Limit.parse("10/1m");
+		this.cache.remember("p", "greedy", 11,
+				new Decision(false, limit, 0, limit.period(), limit.period(), limit.period(), false, List.of(limit)));
+		assertThat(this.cache.find("p", "greedy", 11)).isNull();
+		assertThat(this.cache.find("p", "greedy", 20)).isNull();
+		assertThat(this.cache.size()).isZero();
+	}
+
 }

@@ -80,7 +80,9 @@ public class RateLimitHeaders {
 
 	/**
 	 * Writes the headers of a decision of the policy's shared limits, each through a setter such as a response's
-	 * {@code setHeader}.
+	 * {@code setHeader}. A request that can never succeed (a cost above a capacity) was refused without reading the
+	 * client's state, so it gets only what describes the policy ({@code RateLimit-Policy}, {@code X-RateLimit-Limit}),
+	 * never a remaining count or a wait it does not know.
 	 * @param policy the policy decided
 	 * @param decision the decision
 	 * @param header called with each header's name and value
@@ -89,13 +91,17 @@ public class RateLimitHeaders {
 		if (this.ietf) {
 			PolicyValues values = this.values.computeIfAbsent(policy.policy(), PolicyValues::of);
 			header.accept(RATELIMIT_POLICY, values.policy());
-			header.accept(RATELIMIT, values.item(decision.limit()) + ";r=" + decision.remaining() + ";t="
-					+ decision.nextPermitAfterSeconds());
+			if (decision.satisfiable()) {
+				header.accept(RATELIMIT, values.item(decision.limit()) + ";r=" + decision.remaining() + ";t="
+						+ decision.nextPermitAfterSeconds());
+			}
 		}
 		if (this.legacy) {
 			header.accept(X_RATELIMIT_LIMIT, Long.toString(decision.limit().capacity()));
-			header.accept(X_RATELIMIT_REMAINING, Long.toString(decision.remaining()));
-			header.accept(X_RATELIMIT_RESET, Long.toString(decision.resetAfterSeconds()));
+			if (decision.satisfiable()) {
+				header.accept(X_RATELIMIT_REMAINING, Long.toString(decision.remaining()));
+				header.accept(X_RATELIMIT_RESET, Long.toString(decision.resetAfterSeconds()));
+			}
 		}
 	}
 

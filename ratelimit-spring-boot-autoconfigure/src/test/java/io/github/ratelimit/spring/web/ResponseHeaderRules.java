@@ -39,14 +39,26 @@ final class ResponseHeaderRules {
 	static WireResponse check(WireResponse response) {
 		List<Item> policy = policyItems(response);
 		Item limit = limitItem(response, policy);
-		checkLegacy(response, policy, limit);
 		String retryAfter = response.value("Retry-After");
+		// a 429 without Retry-After is a request no wait can help: refused without reading the client's state
+		boolean hopeless = response.status() == 429 && retryAfter == null;
+		checkLegacy(response, policy, limit, hopeless);
 		if (retryAfter != null) {
 			assertThat(retryAfter).as("Retry-After of %s", response).matches("[1-9][0-9]*");
 		}
 		switch (response.status()) {
 			case 200 -> assertThat(retryAfter).as("Retry-After of an admitted response").isNull();
-			case 429 -> checkRefusal(response, policy, limit, retryAfter, RateLimitProblems.QUOTA_EXCEEDED);
+			case 429 -> {
+				if (hopeless) {
+					assertThat(response.values("RateLimit")).as("RateLimit of a request no wait can help").isEmpty();
+					assertThat((String) problem(response).get("detail")).as("detail of %s", response)
+						.endsWith("retrying will not help.");
+				}
+				else if (!policy.isEmpty()) {
+					assertThat(limit).as("RateLimit of a refusal in %s", response).isNotNull();
+				}
+				checkRefusal(response, policy, limit, retryAfter, RateLimitProblems.QUOTA_EXCEEDED);
+			}
 			case 503 -> {
 				assertThat(retryAfter).as("Retry-After of a 503").isNotNull();
 				assertThat(response.values("RateLimit")).as("a 503 decided no limit").isEmpty();
@@ -115,7 +127,7 @@ final class ResponseHeaderRules {
 		return item;
 	}
 
-	private static void checkLegacy(WireResponse response, List<Item> policy, Item limit) {
+	private static void checkLegacy(WireResponse response, List<Item> policy, Item limit, boolean hopeless) {
 		List<String> sent = new ArrayList<>();
 		for (String header : LEGACY) {
 			String value = response.value(header);
@@ -123,6 +135,11 @@ final class ResponseHeaderRules {
 				assertThat(value).as("%s of %s", header, response).matches("0|[1-9][0-9]*");
 				sent.add(header);
 			}
+		}
+		if (hopeless) {
+			assertThat(sent).as("legacy headers of %s: the limit, or none", response)
+				.isSubsetOf("X-RateLimit-Limit");
+			return;
 		}
 		assertThat(sent.size()).as("legacy headers of %s, all or none", response).isIn(0, LEGACY.length);
 		if (limit != null && !sent.isEmpty()) {
@@ -149,7 +166,9 @@ final class ResponseHeaderRules {
 		if (!policy.isEmpty()) {
 			List<String> names = policy.stream().map((item) -> (String) item.value()).toList();
 			assertThat(names).as("items of %s", response).containsAll(violated);
-			assertThat(violated).as("violated-policies of %s", response).contains((String) limit.value());
+			if (limit != null) {
+				assertThat(violated).as("violated-policies of %s", response).contains((String) limit.value());
+			}
 		}
 	}
 
