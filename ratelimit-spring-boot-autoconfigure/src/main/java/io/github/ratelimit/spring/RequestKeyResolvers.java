@@ -1,9 +1,7 @@
 package io.github.ratelimit.spring;
 
 import java.security.Principal;
-import java.util.concurrent.atomic.AtomicBoolean;
 
-import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
@@ -32,7 +30,7 @@ public final class RequestKeyResolvers {
 	/** The key of every request under the {@code global} strategy. */
 	public static final String GLOBAL_KEY = "global";
 
-	private static final Log logger = LogFactory.getLog(RequestKeyResolvers.class);
+	private static final FirstWarning failures = new FirstWarning(LogFactory.getLog(RequestKeyResolvers.class));
 
 	private static final SpelExpressionParser PARSER = new SpelExpressionParser();
 
@@ -119,7 +117,6 @@ public final class RequestKeyResolvers {
 			throw new IllegalArgumentException("Key strategy '" + strategy + "' is not a valid SpEL expression: "
 					+ ex.getMessage(), ex);
 		}
-		AtomicBoolean warned = new AtomicBoolean();
 		return (request) -> {
 			Object nativeRequest = request.nativeRequest();
 			StandardEvaluationContext context = new StandardEvaluationContext(nativeRequest);
@@ -129,14 +126,8 @@ public final class RequestKeyResolvers {
 				return (value != null) ? value.toString() : null;
 			}
 			catch (EvaluationException ex) {
-				String message = "Key strategy '" + strategy + "' failed on a request, counted under the client's IP "
-						+ "address instead: " + ex.getMessage();
-				if (!warned.getAndSet(true)) {
-					logger.warn(message + " (further failures are logged at DEBUG)");
-				}
-				else if (logger.isDebugEnabled()) {
-					logger.debug(message);
-				}
+				failures.log(strategy, "Key strategy '" + strategy + "' failed on a request, counted under the client's "
+						+ "IP address instead: " + ex.getMessage());
 				return null;
 			}
 		};

@@ -5,11 +5,10 @@ import java.math.BigInteger;
 import java.math.RoundingMode;
 import java.security.Principal;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiConsumer;
 
 import io.github.ratelimit.spring.CurrentRequest;
+import io.github.ratelimit.spring.FirstWarning;
 import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitOutcome;
@@ -53,7 +52,7 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 
 	private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
 
-	private final Set<RateLimitedDeclaration> warnedKeys = ConcurrentHashMap.newKeySet();
+	private final FirstWarning keyFailures = new FirstWarning(logger);
 
 	/**
 	 * Creates the interceptor.
@@ -123,15 +122,9 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 			return (value != null) ? value.toString() : null;
 		}
 		catch (RuntimeException ex) {
-			String message = "@RateLimited key '" + expression.getExpressionString() + "' on "
+			this.keyFailures.log(limit.declaration(), "@RateLimited key '" + expression.getExpressionString() + "' on "
 					+ limit.declaration().methodName() + " failed, counting the call under the "
-					+ ((request != null) ? "client's IP address" : "global key") + ": " + ex.getMessage();
-			if (this.warnedKeys.add(limit.declaration())) {
-				logger.warn(message + " (logged once; further failures at debug level)");
-			}
-			else if (logger.isDebugEnabled()) {
-				logger.debug(message);
-			}
+					+ ((request != null) ? "client's IP address" : "global key") + ": " + ex.getMessage());
 			return null;
 		}
 	}

@@ -1,0 +1,40 @@
+package io.github.ratelimit.spring;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.apache.commons.logging.Log;
+
+/**
+ * Logs a failure that can repeat on every request (a key expression failing on some input) as a warning the first
+ * time per source, and at debug level after that, so a client cannot flood the log.
+ */
+public final class FirstWarning {
+
+	private final Log logger;
+
+	private final Set<Object> warned = ConcurrentHashMap.newKeySet();
+
+	/**
+	 * Creates a logger of first warnings.
+	 * @param logger where messages go
+	 */
+	public FirstWarning(Log logger) {
+		this.logger = logger;
+	}
+
+	/**
+	 * Logs a failure: as a warning if it is the first of its source, else at debug level.
+	 * @param source what failed, such as a key strategy or an annotated method
+	 * @param message the message
+	 */
+	public void log(Object source, String message) {
+		if (this.warned.add(source)) {
+			this.logger.warn(message + " (logged once; further failures at debug level)");
+		}
+		else if (this.logger.isDebugEnabled()) {
+			this.logger.debug(message);
+		}
+	}
+
+}
