@@ -35,9 +35,6 @@ public final class RateLimitAutoConfiguration {
 	/** How long decisions skip a backend that has just failed before one request probes it again. */
 	static final Duration BREAKER_OPEN_INTERVAL = Duration.ofSeconds(1);
 
-	/** The most clients the deny cache remembers. */
-	static final int DENY_CACHE_SIZE = 10_000;
-
 	/** The longest the deny cache answers for a client before Redis is asked again. */
 	static final Duration DENY_CACHE_MAX_AGE = Duration.ofSeconds(1);
 
@@ -65,9 +62,11 @@ public final class RateLimitAutoConfiguration {
 	@ConditionalOnMissingBean
 	RateLimitEnforcer rateLimitEnforcer(RateLimitProperties properties, ObjectProvider<RateLimitRecorder> recorders) {
 		int instances = fallbackInstances(properties);
+		long denyCacheClients = maximumClients("ratelimit.deny-cache.maximum-clients",
+				properties.getDenyCache().getMaximumClients());
 		return new RateLimitEnforcer(recorders.orderedStream().toList(), new CircuitBreaker(BREAKER_OPEN_INTERVAL),
-				properties.getDenyCache().isEnabled() ? new DenyCache(DENY_CACHE_SIZE, DENY_CACHE_MAX_AGE) : null,
-				instances);
+				properties.getDenyCache().isEnabled() ? new DenyCache(denyCacheClients, DENY_CACHE_MAX_AGE) : null,
+				instances, inMemoryBackend(properties, "fallback"));
 	}
 
 	@Bean
@@ -92,8 +91,29 @@ public final class RateLimitAutoConfiguration {
 					null);
 		}
 		return ConfiguredPolicies.check("ratelimit.key-prefix",
-				() -> new InMemoryRateLimiterBackend(Clock.systemUTC(), properties.getKeyPrefix()),
+				() -> inMemoryBackend(properties, properties.getKeyPrefix()),
 				"use a non-blank prefix without '{' or '}'");
+	}
+
+	private static InMemoryRateLimiterBackend inMemoryBackend(RateLimitProperties properties, String keyPrefix) {
+		return new InMemoryRateLimiterBackend(Clock.systemUTC(), keyPrefix,
+				maximumClients("ratelimit.in-memory.maximum-clients", properties.getInMemory().getMaximumClients()));
+	}
+
+	/**
+	 * Checks a bound on the clients kept in memory.
+	 * @param property the property's name
+	 * @param maximum its value
+	 * @return the maximum
+	 */
+	static long maximumClients(String property, long maximum) {
+		if (maximum < 1) {
+			throw new InvalidRateLimitConfigurationException(property,
+					"the most clients kept in memory must be at least 1, was " + maximum,
+					"set a bound such as 100000: beyond it the least used clients are evicted, never left unlimited",
+					null);
+		}
+		return maximum;
 	}
 
 	/**

@@ -59,7 +59,11 @@ public class RateLimitProperties {
 
 	private final Fallback fallback = new Fallback();
 
+	private final InMemory inMemory = new InMemory();
+
 	private final DenyCache denyCache = new DenyCache();
+
+	private final Redis redis = new Redis();
 
 	private final Filter filter = new Filter();
 
@@ -128,8 +132,16 @@ public class RateLimitProperties {
 		return this.fallback;
 	}
 
+	public InMemory getInMemory() {
+		return this.inMemory;
+	}
+
 	public DenyCache getDenyCache() {
 		return this.denyCache;
+	}
+
+	public Redis getRedis() {
+		return this.redis;
 	}
 
 	public Filter getFilter() {
@@ -182,6 +194,28 @@ public class RateLimitProperties {
 	}
 
 	/**
+	 * State kept in this process: by the in-memory backend and by the 'local' failure mode.
+	 */
+	public static class InMemory {
+
+		/**
+		 * Most clients (over all policies) whose state is kept in memory. Beyond it, the least used client's state is
+		 * evicted and that client starts afresh (it may be admitted up to its limits again); the first eviction is
+		 * logged as a warning.
+		 */
+		private long maximumClients = 100_000;
+
+		public long getMaximumClients() {
+			return this.maximumClients;
+		}
+
+		public void setMaximumClients(long maximumClients) {
+			this.maximumClients = maximumClients;
+		}
+
+	}
+
+	/**
 	 * The local cache of clients the backend has refused.
 	 */
 	public static class DenyCache {
@@ -191,12 +225,47 @@ public class RateLimitProperties {
 		 */
 		private boolean enabled = true;
 
+		/**
+		 * Most clients (over all policies) the deny cache remembers. Beyond it, the least used entry is evicted:
+		 * that client's next request asks Redis again, nothing is admitted that Redis would refuse.
+		 */
+		private long maximumClients = 10_000;
+
 		public boolean isEnabled() {
 			return this.enabled;
 		}
 
 		public void setEnabled(boolean enabled) {
 			this.enabled = enabled;
+		}
+
+		public long getMaximumClients() {
+			return this.maximumClients;
+		}
+
+		public void setMaximumClients(long maximumClients) {
+			this.maximumClients = maximumClients;
+		}
+
+	}
+
+	/**
+	 * What the starter changes in the application's Redis client.
+	 */
+	public static class Redis {
+
+		/**
+		 * Longest wait between Lettuce's reconnect attempts (exponential from 10 ms up to it), so that exact limiting
+		 * resumes soon after Redis is back. 0 leaves Lettuce's own backoff (up to 30 s) alone.
+		 */
+		private Duration maxReconnectDelay = Duration.ofSeconds(1);
+
+		public Duration getMaxReconnectDelay() {
+			return this.maxReconnectDelay;
+		}
+
+		public void setMaxReconnectDelay(Duration maxReconnectDelay) {
+			this.maxReconnectDelay = maxReconnectDelay;
 		}
 
 	}

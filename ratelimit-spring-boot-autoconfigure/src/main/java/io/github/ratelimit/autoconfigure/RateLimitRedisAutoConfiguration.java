@@ -48,22 +48,44 @@ public final class RateLimitRedisAutoConfiguration {
 	@ConditionalOnClass({ ClientResourcesBuilderCustomizer.class, Delay.class })
 	static class LettuceReconnectConfiguration {
 
+		private static final Duration FIRST_RECONNECT_DELAY = Duration.ofMillis(10);
+
 		/**
 		 * Lettuce backs off up to 30 s between reconnect attempts, so after a long Redis outage exact limiting could
-		 * wait that long to resume; cap the wait at one second. Ordered first: your own customizer can change it.
+		 * wait that long to resume; cap the wait at {@code ratelimit.redis.max-reconnect-delay} (one second), unless
+		 * it is 0. Ordered first: your own customizer can change it.
 		 */
 		@Bean
 		@Order(Ordered.HIGHEST_PRECEDENCE)
-		ClientResourcesBuilderCustomizer rateLimitReconnectDelay() {
-			return (builder) -> builder.reconnectDelay(reconnectDelay());
+		ClientResourcesBuilderCustomizer rateLimitReconnectDelay(RateLimitProperties properties) {
+			Duration max = maxReconnectDelay(properties);
+			return (builder) -> {
+				if (!max.isZero()) {
+					builder.reconnectDelay(reconnectDelay(max));
+				}
+			};
 		}
 
 		/**
-		 * Lettuce's reconnect delays: exponential from 10 ms, at most one second.
+		 * Lettuce's reconnect delays: exponential from 10 ms, at most the maximum (constant when that is shorter).
+		 * @param max the longest delay
 		 * @return the delay
 		 */
-		static Delay reconnectDelay() {
-			return Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS);
+		static Delay reconnectDelay(Duration max) {
+			if (max.compareTo(FIRST_RECONNECT_DELAY) <= 0) {
+				return Delay.constant(max);
+			}
+			return Delay.exponential(FIRST_RECONNECT_DELAY, max, 2, TimeUnit.MILLISECONDS);
+		}
+
+		private static Duration maxReconnectDelay(RateLimitProperties properties) {
+			Duration max = properties.getRedis().getMaxReconnectDelay();
+			if (max.isNegative()) {
+				throw new InvalidRateLimitConfigurationException("ratelimit.redis.max-reconnect-delay",
+						"the longest reconnect delay must not be negative, was " + max,
+						"set a delay such as 1s, or 0 to leave Lettuce's own reconnect backoff alone", null);
+			}
+			return max;
 		}
 
 	}

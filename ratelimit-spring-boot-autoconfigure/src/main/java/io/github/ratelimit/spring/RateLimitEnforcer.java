@@ -39,7 +39,7 @@ public class RateLimitEnforcer {
 
 	private final int fallbackInstances;
 
-	private final InMemoryRateLimiterBackend fallbackBackend = new InMemoryRateLimiterBackend();
+	private final InMemoryRateLimiterBackend fallbackBackend;
 
 	private final ConcurrentMap<String, RateLimiter> fallbacks = new ConcurrentHashMap<>();
 
@@ -71,6 +71,20 @@ public class RateLimitEnforcer {
 	 */
 	public RateLimitEnforcer(List<RateLimitRecorder> recorders, CircuitBreaker breaker, @Nullable DenyCache denyCache,
 			int fallbackInstances) {
+		this(recorders, breaker, denyCache, fallbackInstances, new InMemoryRateLimiterBackend());
+	}
+
+	/**
+	 * Creates an enforcer.
+	 * @param recorders told of every outcome
+	 * @param breaker the circuit breaker of the backend
+	 * @param denyCache the cache of recent refusals, or {@code null} to ask the backend every time
+	 * @param fallbackInstances the number every limit is divided by for the {@code local} failure mode
+	 * @param fallbackBackend where the {@code local} failure mode keeps its state (bounded like any in-memory backend)
+	 */
+	public RateLimitEnforcer(List<RateLimitRecorder> recorders, CircuitBreaker breaker, @Nullable DenyCache denyCache,
+			int fallbackInstances, InMemoryRateLimiterBackend fallbackBackend) {
+		this.fallbackBackend = fallbackBackend;
 		this.recorders = List.copyOf(recorders);
 		this.breaker = breaker;
 		this.denyCache = denyCache;
@@ -100,6 +114,7 @@ public class RateLimitEnforcer {
 			return record(fail(policy, key, permits, this.breaker.lastError()), -1);
 		}
 		long start = System.nanoTime();
+		long denyCacheStart = (this.denyCache != null) ? this.denyCache.now() : 0;
 		Decision decision;
 		try {
 			decision = policy.limiter().tryAcquire(key, permits);
@@ -114,7 +129,7 @@ public class RateLimitEnforcer {
 			return record(new RateLimitOutcome(policy, decision, RateLimitOutcome.Kind.ALLOWED, permits), backendNanos);
 		}
 		if (this.denyCache != null) {
-			this.denyCache.remember(policy.name(), key, permits, decision);
+			this.denyCache.remember(policy.name(), key, permits, decision, denyCacheStart);
 		}
 		return record(new RateLimitOutcome(policy, decision, refusedKind(policy), permits), backendNanos);
 	}

@@ -7,6 +7,7 @@ import java.util.Set;
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.Policy;
+import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RateLimiterBackend;
 import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
 import io.github.ratelimit.redis.RedisRateLimiterBackend;
@@ -61,6 +62,19 @@ class RateLimitAutoConfigurationTests {
 				.hasSingleBean(RateLimitRegistry.class)
 				.hasSingleBean(RateLimitEnforcer.class)
 				.hasSingleBean(RateLimitHeaders.class));
+	}
+
+	@Test
+	void inMemoryBackendShouldKeepAtMostTheConfiguredClients() {
+		this.contextRunner.withPropertyValues("ratelimit.backend=in-memory", "ratelimit.in-memory.maximum-clients=100")
+			.run((context) -> {
+				InMemoryRateLimiterBackend backend = context.getBean(InMemoryRateLimiterBackend.class);
+				RateLimiter limiter = backend.create(Policy.of("flooded", Algorithm.TOKEN_BUCKET, "5/1m"));
+				for (int i = 0; i < 10_000; i++) {
+					limiter.tryAcquire("rotated-" + i);
+				}
+				assertThat(backend.size()).isLessThanOrEqualTo(100);
+			});
 	}
 
 	@Test

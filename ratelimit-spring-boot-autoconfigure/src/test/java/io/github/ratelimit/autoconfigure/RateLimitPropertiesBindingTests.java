@@ -39,6 +39,9 @@ class RateLimitPropertiesBindingTests {
 			assertThat(properties.getFailureMode()).isEqualTo(FailureMode.OPEN);
 			assertThat(properties.getFallback().getInstances()).isEqualTo(1);
 			assertThat(properties.getDenyCache().isEnabled()).isTrue();
+			assertThat(properties.getDenyCache().getMaximumClients()).isEqualTo(10_000);
+			assertThat(properties.getInMemory().getMaximumClients()).isEqualTo(100_000);
+			assertThat(properties.getRedis().getMaxReconnectDelay()).isEqualTo(Duration.ofSeconds(1));
 			assertThat(properties.getFilter().isEnabled()).isTrue();
 			assertThat(properties.getPolicies()).isEmpty();
 		});
@@ -50,7 +53,9 @@ class RateLimitPropertiesBindingTests {
 			.withPropertyValues("ratelimit.key-prefix=shop", "ratelimit.algorithm=sliding-window",
 					"ratelimit.headers=ietf", "ratelimit.timeout=250ms", "ratelimit.failure-mode=local",
 					"ratelimit.fallback.instances=3", "ratelimit.deny-cache.enabled=false",
-					"ratelimit.filter.enabled=false", "ratelimit.filter.order=5")
+					"ratelimit.deny-cache.maximum-clients=500", "ratelimit.in-memory.maximum-clients=2000",
+					"ratelimit.redis.max-reconnect-delay=3s", "ratelimit.filter.enabled=false",
+					"ratelimit.filter.order=5")
 			.run((context) -> {
 				RateLimitProperties properties = context.getBean(RateLimitProperties.class);
 				assertThat(properties.getBackend()).isEqualTo(RateLimitProperties.Backend.IN_MEMORY);
@@ -61,6 +66,9 @@ class RateLimitPropertiesBindingTests {
 				assertThat(properties.getFailureMode()).isEqualTo(FailureMode.LOCAL);
 				assertThat(properties.getFallback().getInstances()).isEqualTo(3);
 				assertThat(properties.getDenyCache().isEnabled()).isFalse();
+				assertThat(properties.getDenyCache().getMaximumClients()).isEqualTo(500);
+				assertThat(properties.getInMemory().getMaximumClients()).isEqualTo(2000);
+				assertThat(properties.getRedis().getMaxReconnectDelay()).isEqualTo(Duration.ofSeconds(3));
 				assertThat(properties.getFilter().isEnabled()).isFalse();
 				assertThat(properties.getFilter().getOrder()).isEqualTo(5);
 			});

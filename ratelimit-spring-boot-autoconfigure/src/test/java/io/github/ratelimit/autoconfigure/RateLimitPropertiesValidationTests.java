@@ -241,6 +241,18 @@ class RateLimitPropertiesValidationTests {
 	}
 
 	@ParameterizedTest
+	@ValueSource(strings = { "ratelimit.in-memory.maximum-clients", "ratelimit.deny-cache.maximum-clients" })
+	void maximumClientsBelowOneShouldFailStartUp(String property) {
+		assertInvalid(property, "100000", property + "=0");
+	}
+
+	@Test
+	void negativeMaximumReconnectDelayShouldFailStartUp() {
+		assertInvalid("ratelimit.redis.max-reconnect-delay", "0 to leave Lettuce",
+				"ratelimit.redis.max-reconnect-delay=-1s");
+	}
+
+	@ParameterizedTest
 	@ValueSource(strings = { "0s", "-1ms" })
 	void timeoutThatIsNotPositiveShouldFailStartUp(String timeout) {
 		new ApplicationContextRunner()

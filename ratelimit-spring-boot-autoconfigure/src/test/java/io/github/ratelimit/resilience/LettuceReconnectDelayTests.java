@@ -1,10 +1,12 @@
 package io.github.ratelimit.resilience;
 
 import java.time.Duration;
+import java.util.function.Consumer;
 
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitRedisAutoConfiguration;
 import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.Delay;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -15,38 +17,67 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * After a long outage, exact limiting resumes within about a second of Redis coming back, not after Lettuce's default
- * reconnect backoff of up to 30 s.
+ * reconnect backoff of up to 30 s; {@code ratelimit.redis.max-reconnect-delay} changes the cap or, at 0, leaves
+ * Lettuce alone.
  */
 class LettuceReconnectDelayTests {
 
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(
+				AutoConfigurations.of(RateLimitRedisAutoConfiguration.class, RateLimitAutoConfiguration.class))
+		.withPropertyValues("ratelimit.backend=in-memory");
+
 	@Test
 	void reconnectAttemptsAreNeverMoreThanASecondApart() {
-		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RateLimitRedisAutoConfiguration.class, RateLimitAutoConfiguration.class))
-			.withPropertyValues("ratelimit.backend=in-memory")
-			.run((context) -> {
-				ClientResourcesBuilderCustomizer customizer = context.getBean("rateLimitReconnectDelay",
-						ClientResourcesBuilderCustomizer.class);
-				ClientResources.Builder builder = ClientResources.builder();
-				customizer.customize(builder);
-				ClientResources resources = builder.build();
-				try {
-					assertThat(resources.reconnectDelay().createDelay(1)).isLessThan(Duration.ofMillis(100));
+		this.runner.run((context) -> customizedDelay(context.getBean("rateLimitReconnectDelay",
+				ClientResourcesBuilderCustomizer.class), (delay) -> {
+					assertThat(delay.createDelay(1)).isLessThan(Duration.ofMillis(100));
 					for (long attempt = 1; attempt < 64; attempt++) {
-						assertThat(resources.reconnectDelay().createDelay(attempt))
-							.isLessThanOrEqualTo(Duration.ofSeconds(1));
+						assertThat(delay.createDelay(attempt)).isLessThanOrEqualTo(Duration.ofSeconds(1));
 					}
-				}
-				finally {
-					resources.shutdown();
-				}
-			});
+				}));
+	}
+
+	@Test
+	void theCapIsAProperty() {
+		this.runner.withPropertyValues("ratelimit.redis.max-reconnect-delay=5s")
+			.run((context) -> customizedDelay(context.getBean("rateLimitReconnectDelay",
+					ClientResourcesBuilderCustomizer.class), (delay) -> {
+						assertThat(delay.createDelay(1)).isLessThan(Duration.ofMillis(100));
+						assertThat(delay.createDelay(40)).isEqualTo(Duration.ofSeconds(5));
+					}));
+	}
+
+	@Test
+	void aCapShorterThanTheFirstDelayIsConstant() {
+		this.runner.withPropertyValues("ratelimit.redis.max-reconnect-delay=5ms")
+			.run((context) -> customizedDelay(context.getBean("rateLimitReconnectDelay",
+					ClientResourcesBuilderCustomizer.class), (delay) -> {
+						assertThat(delay.createDelay(1)).isEqualTo(Duration.ofMillis(5));
+						assertThat(delay.createDelay(40)).isEqualTo(Duration.ofMillis(5));
+					}));
+	}
+
+	@Test
+	void zeroLeavesLettucesOwnBackoffAlone() {
+		this.runner.withPropertyValues("ratelimit.redis.max-reconnect-delay=0")
+			.run((context) -> customizedDelay(context.getBean("rateLimitReconnectDelay",
+					ClientResourcesBuilderCustomizer.class),
+					(delay) -> assertThat(delay.createDelay(40)).isEqualTo(Duration.ofSeconds(30))));
 	}
 
 	@Test
 	void lettucesOwnDefaultWaitsUpToThirtySeconds() {
-		ClientResources resources = ClientResources.create();
+		customizedDelay((builder) -> {
+		}, (delay) -> assertThat(delay.createDelay(40)).isEqualTo(Duration.ofSeconds(30)));
+	}
+
+	private static void customizedDelay(ClientResourcesBuilderCustomizer customizer, Consumer<Delay> assertions) {
+		ClientResources.Builder builder = ClientResources.builder();
+		customizer.customize(builder);
+		ClientResources resources = builder.build();
 		try {
-			assertThat(resources.reconnectDelay().createDelay(40)).isEqualTo(Duration.ofSeconds(30));
+			assertions.accept(resources.reconnectDelay());
 		}
 		finally {
 			resources.shutdown();

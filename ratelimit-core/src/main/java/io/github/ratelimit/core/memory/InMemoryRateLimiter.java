@@ -14,7 +14,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A policy's limiter in this process. One client's limits are evaluated and updated together inside one atomic
- * {@link java.util.concurrent.ConcurrentHashMap#compute compute}, so concurrent decisions are exact.
+ * {@link java.util.concurrent.ConcurrentMap#compute compute} of the backend's cache, so concurrent decisions are
+ * exact.
  */
 class InMemoryRateLimiter extends AbstractRateLimiter {
 
@@ -35,15 +36,14 @@ class InMemoryRateLimiter extends AbstractRateLimiter {
 	protected List<LimitOutcome> evaluate(String key, long permits, boolean consume) {
 		List<Limit> limits = policy().limits();
 		LimitOutcome[] outcomes = new LimitOutcome[limits.size()];
-		long[] now = new long[1];
 		this.backend.entries().compute(entryKey(key), (entryKey, entry) -> {
-			now[0] = this.backend.now();
+			long now = this.backend.now();
 			long[][] states = new long[limits.size()][];
 			LocalAlgorithm.Step[] steps = new LocalAlgorithm.Step[limits.size()];
 			boolean admitted = true;
 			for (int i = 0; i < limits.size(); i++) {
-				states[i] = (entry != null && entry.expiries[i] > now[0]) ? entry.states[i] : null;
-				steps[i] = this.algorithm.evaluate(states[i], limits.get(i), now[0], permits, consume);
+				states[i] = (entry != null && entry.expiries[i] > now) ? entry.states[i] : null;
+				steps[i] = this.algorithm.evaluate(states[i], limits.get(i), now, permits, consume);
 				outcomes[i] = steps[i].outcome();
 				admitted &= outcomes[i].allowed();
 			}
@@ -52,12 +52,11 @@ class InMemoryRateLimiter extends AbstractRateLimiter {
 			}
 			long[] expiries = new long[limits.size()];
 			for (int i = 0; i < limits.size(); i++) {
-				states[i] = this.algorithm.admit(states[i], steps[i], limits.get(i), now[0], permits);
+				states[i] = this.algorithm.admit(states[i], steps[i], limits.get(i), now, permits);
 				expiries[i] = steps[i].expiresAt();
 			}
 			return new Entry(states, expiries);
 		});
-		this.backend.afterDecision(now[0]);
 		return new ArrayList<>(Arrays.asList(outcomes));
 	}
 

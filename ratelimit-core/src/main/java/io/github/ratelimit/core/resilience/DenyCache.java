@@ -1,10 +1,12 @@
 package io.github.ratelimit.core.resilience;
 
 import java.time.Duration;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Expiry;
 import io.github.ratelimit.core.Decision;
 import org.jspecify.annotations.Nullable;
 
@@ -15,28 +17,31 @@ import org.jspecify.annotations.Nullable;
  * It never refuses what the backend would admit at that moment: a refusal of {@code p} permits with a retry-after
  * of {@code t} means no request of {@code p} or more permits can succeed before {@code t} (time only replenishes
  * limits, other requests only consume them), so only requests of at least {@code p} permits are refused from the
- * cache; smaller ones still ask the backend. What the cache cannot see is the backend's state changing under it: a
- * reset of the client through another instance, or a backend that lost its data. So an entry is kept at most
- * {@code maxAge} (then one call asks the backend again), a reset through this instance forgets the client, and
- * {@link #clear()} forgets everyone (after the backend was unreachable). It holds at most {@code maxEntries} clients;
- * when full, expired entries are dropped, and if none are, new refusals are not remembered.
+ * cache; smaller ones still ask the backend. The wait is counted from when the backend call started (the backend
+ * decided at some point after that), so an entry never outlives the backend's refusal. What the cache cannot see is
+ * the backend's state changing under it: a reset of the client through another instance, or a backend that lost its
+ * data. So an entry is kept at most {@code maxAge} (then one call asks the backend again), a reset through this
+ * instance forgets the client, and {@link #clear()} forgets everyone; a refusal whose call started before the last
+ * reset or clear is not remembered after it. It holds at most {@code maxEntries} clients: beyond that, the entry least
+ * likely to be used again is evicted (Caffeine's eviction policy), which costs that client's next request a backend
+ * call and never admits anything. Entries expire on their own; nothing sweeps on a request thread.
  */
 public final class DenyCache {
 
-	private final int maxEntries;
+	private final LongSupplier nanoTime;
 
 	private final long maxAgeNanos;
 
-	private final LongSupplier nanoTime;
+	private final Cache<Key, Entry> entries;
 
-	private final ConcurrentMap<Key, Entry> entries = new ConcurrentHashMap<>();
+	private final AtomicLong lastReset;
 
 	/**
 	 * Creates a cache on the JVM's monotonic clock.
 	 * @param maxEntries the most clients remembered
 	 * @param maxAge the longest a refusal is answered from the cache before the backend is asked again
 	 */
-	public DenyCache(int maxEntries, Duration maxAge) {
+	public DenyCache(long maxEntries, Duration maxAge) {
 		this(maxEntries, maxAge, System::nanoTime);
 	}
 
@@ -44,12 +49,30 @@ public final class DenyCache {
 	 * Creates a cache.
 	 * @param maxEntries the most clients remembered
 	 * @param maxAge the longest a refusal is answered from the cache before the backend is asked again
-	 * @param nanoTime a monotonic clock in nanoseconds
+	 * @param nanoTime a monotonic clock in nanoseconds, the one {@link #now()} reads
+	 * @throws IllegalArgumentException when {@code maxEntries} is below 1
 	 */
-	public DenyCache(int maxEntries, Duration maxAge, LongSupplier nanoTime) {
-		this.maxEntries = maxEntries;
-		this.maxAgeNanos = maxAge.toNanos();
+	public DenyCache(long maxEntries, Duration maxAge, LongSupplier nanoTime) {
+		if (maxEntries < 1) {
+			throw new IllegalArgumentException("Maximum entries must be at least 1, was " + maxEntries);
+		}
 		this.nanoTime = nanoTime;
+		this.maxAgeNanos = maxAge.toNanos();
+		this.entries = Caffeine.newBuilder()
+			.maximumSize(maxEntries)
+			.expireAfter(Expiry.writing((Key key, Entry entry) -> Duration
+				.ofNanos(Math.max(0, entry.expires() - now()))))
+			.ticker(nanoTime::getAsLong)
+			.build();
+		this.lastReset = new AtomicLong(nanoTime.getAsLong() - 1);
+	}
+
+	/**
+	 * The cache's clock: read it when a backend call starts, and give that to {@link #remember}.
+	 * @return the current time in nanoseconds
+	 */
+	public long now() {
+		return this.nanoTime.getAsLong();
 	}
 
 	/**
@@ -60,13 +83,12 @@ public final class DenyCache {
 	 * @return the refusal, its waits shortened by the time passed, or {@code null} to ask the backend
 	 */
 	public @Nullable Decision find(String policy, String client, long permits) {
-		Entry entry = this.entries.get(new Key(policy, client));
+		Entry entry = this.entries.getIfPresent(new Key(policy, client));
 		if (entry == null || permits < entry.permits()) {
 			return null;
 		}
-		long now = this.nanoTime.getAsLong();
+		long now = now();
 		if (entry.expires() - now <= 0) {
-			this.entries.remove(new Key(policy, client), entry);
 			return null;
 		}
 		long left = entry.until() - now;
@@ -83,53 +105,67 @@ public final class DenyCache {
 	}
 
 	/**
-	 * Remembers a refusal by the backend. A refusal no wait can help (a cost above a capacity) is not remembered: the
-	 * limiter refuses it without calling the backend anyway, and a cache entry would answer later, different costs
-	 * with its reasons.
+	 * Remembers a refusal by the backend, its waits counted from when the call started. A refusal no wait can help
+	 * (a cost above a capacity) is not remembered: the limiter refuses it without calling the backend anyway, and a
+	 * cache entry would answer later, different costs with its reasons. Nor is a refusal whose call started before
+	 * the last {@link #forget} or {@link #clear()}: it may describe state the reset removed.
 	 * @param policy the policy name
 	 * @param client the client's key
 	 * @param permits the permits the refused request asked for
 	 * @param denial the backend's refusal
+	 * @param startedNanos {@link #now()} when the backend call started
 	 */
-	public void remember(String policy, String client, long permits, Decision denial) {
+	public void remember(String policy, String client, long permits, Decision denial, long startedNanos) {
 		if (denial.allowed() || !denial.satisfiable() || denial.retryAfter().isZero()
-				|| denial.retryAfter().isNegative()) {
+				|| denial.retryAfter().isNegative() || !startedAfterLastReset(startedNanos)) {
 			return;
 		}
-		long now = this.nanoTime.getAsLong();
-		if (this.entries.size() >= this.maxEntries) {
-			this.entries.values().removeIf((entry) -> entry.expires() - now <= 0);
-			if (this.entries.size() >= this.maxEntries) {
-				return;
-			}
-		}
 		long retryNanos = denial.retryAfter().toNanos();
-		this.entries.put(new Key(policy, client),
-				new Entry(now + retryNanos, now + Math.min(retryNanos, this.maxAgeNanos), now, permits, denial));
+		Key key = new Key(policy, client);
+		Entry entry = new Entry(startedNanos + retryNanos, startedNanos + Math.min(retryNanos, this.maxAgeNanos),
+				startedNanos, permits, denial);
+		this.entries.put(key, entry);
+		if (!startedAfterLastReset(startedNanos)) {
+			// a reset came between the check and the put: it must win
+			this.entries.asMap().remove(key, entry);
+		}
 	}
 
 	/**
-	 * Forgets a client, after it was reset.
+	 * Forgets a client, after it was reset: neither an entry nor a refusal in flight is answered from the cache
+	 * after this.
 	 * @param policy the policy name
 	 * @param client the client's key
 	 */
 	public void forget(String policy, String client) {
-		this.entries.remove(new Key(policy, client));
+		markReset();
+		this.entries.invalidate(new Key(policy, client));
 	}
 
 	/**
-	 * Forgets every client, after the backend could not be reached (it may have come back empty).
+	 * Forgets every client, and every refusal in flight.
 	 */
 	public void clear() {
-		this.entries.clear();
+		markReset();
+		this.entries.invalidateAll();
 	}
 
 	/**
-	 * The number of clients remembered.
-	 * @return the number of entries
+	 * The number of clients remembered, once expired entries are removed.
+	 * @return the number of entries, at most the maximum
 	 */
-	public int size() {
-		return this.entries.size();
+	public long size() {
+		this.entries.cleanUp();
+		return this.entries.estimatedSize();
+	}
+
+	private boolean startedAfterLastReset(long startedNanos) {
+		return startedNanos - this.lastReset.get() > 0;
+	}
+
+	private void markReset() {
+		long now = now();
+		this.lastReset.accumulateAndGet(now, (last, current) -> (current - last > 0) ? current : last);
 	}
 
 	private record Key(String policy, String client) {

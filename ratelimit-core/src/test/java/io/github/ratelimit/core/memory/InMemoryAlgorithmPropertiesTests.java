@@ -8,6 +8,7 @@ import java.util.Random;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
+import com.github.benmanes.caffeine.cache.Ticker;
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.LimitOutcome;
@@ -206,8 +207,8 @@ class InMemoryAlgorithmPropertiesTests {
 	}
 
 	/**
-	 * One client of a policy on its own backend, whose clock each evaluation sets: fewer decisions than the
-	 * backend's sweep interval, so no probe of a later time drops state.
+	 * One client of a policy on its own backend, whose clock each evaluation sets; its state never expires from the
+	 * cache (the algorithms' own expiry still applies), so no probe of a later time drops state.
 	 */
 	private static final class Run {
 
@@ -215,7 +216,8 @@ class InMemoryAlgorithmPropertiesTests {
 
 		private final ManualClock clock = new ManualClock(Instant.EPOCH);
 
-		private final InMemoryRateLimiterBackend backend = new InMemoryRateLimiterBackend(this.clock, "ratelimit");
+		private final InMemoryRateLimiterBackend backend = new InMemoryRateLimiterBackend(this.clock, "ratelimit",
+				InMemoryRateLimiterBackend.DEFAULT_MAXIMUM_CLIENTS, Ticker.disabledTicker());
 
 		private final InMemoryRateLimiter limiter;
 

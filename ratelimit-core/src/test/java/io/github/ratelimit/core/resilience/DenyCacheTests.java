@@ -9,6 +9,7 @@ import io.github.ratelimit.core.Limit;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 class DenyCacheTests {
 
@@ -21,7 +22,7 @@ class DenyCacheTests {
 
 	@Test
 	void refusesRequestsOfAtLeastTheRefusedPermitsWithTheWaitShortened() {
-		this.cache.remember("p", "client", 2, this.refusal);
+		remember("client", 2, this.refusal);
 		advance(Duration.ofMillis(400));
 		Decision cached = this.cache.find("p", "client", 2);
 		assertThat(cached.allowed()).isFalse();
@@ -36,12 +37,12 @@ class DenyCacheTests {
 
 	@Test
 	void answersNoLongerThanItsMaximumAgeNorPastTheRetryTime() {
-		this.cache.remember("p", "client", 1, this.refusal);
+		remember("client", 1, this.refusal);
 		advance(Duration.ofMillis(999));
 		assertThat(this.cache.find("p", "client", 1)).isNotNull();
 		advance(Duration.ofMillis(1));
 		assertThat(this.cache.find("p", "client", 1)).isNull();
-		this.cache.remember("p", "soon", 1,
+		remember("soon", 1,
 				new Decision(false, Limit.parse("10/1m"), 0, Duration.ofMillis(200), Duration.ofSeconds(6),
 						Duration.ofMillis(200), true, List.of(Limit.parse("10/1m"))));
 		advance(Duration.ofMillis(200));
@@ -50,8 +51,8 @@ class DenyCacheTests {
 
 	@Test
 	void forgetsAClientOrEveryone() {
-		this.cache.remember("p", "a", 1, this.refusal);
-		this.cache.remember("p", "b", 1, this.refusal);
+		remember("a", 1, this.refusal);
+		remember("b", 1, this.refusal);
 		this.cache.forget("p", "a");
 		assertThat(this.cache.find("p", "a", 1)).isNull();
 		assertThat(this.cache.find("p", "b", 1)).isNotNull();
@@ -60,20 +61,93 @@ class DenyCacheTests {
 	}
 
 	@Test
-	void holdsAtMostItsMaximumEntries() {
+	void holdsAtMostItsMaximumEntriesAndExpiresThemOnItsOwn() {
 		for (int i = 0; i < 5; i++) {
-			this.cache.remember("p", "client-" + i, 1, this.refusal);
+			remember("client-" + i, 1, this.refusal);
 		}
-		assertThat(this.cache.size()).isEqualTo(3);
+		assertThat(this.cache.size()).isLessThanOrEqualTo(3);
 		advance(Duration.ofSeconds(2));
-		this.cache.remember("p", "late", 1, this.refusal);
-		assertThat(this.cache.size()).isEqualTo(1);
+		assertThat(this.cache.size()).isZero();
+		remember("late", 1, this.refusal);
 		assertThat(this.cache.find("p", "late", 1)).isNotNull();
 	}
 
 	@Test
+	void aFloodOfAMillionClientsStaysWithinTheMaximum() {
+		DenyCache cache = new DenyCache(10_000, Duration.ofSeconds(1), this.nanos::get);
+		for (int i = 0; i < 1_000_000; i++) {
+			cache.remember("p", "client-" + i, 1, this.refusal, cache.now());
+		}
+		assertThat(cache.size()).isLessThanOrEqualTo(10_000);
+		cache.remember("p", "last", 1, this.refusal, cache.now());
+		assertThat(cache.find("p", "last", 1)).isNotNull();
+	}
+
+	@Test
+	void theWaitCountsFromWhenTheBackendCallStarted() {
+		long started = this.cache.now();
+		advance(Duration.ofMillis(300));
+		this.cache.remember("p", "client", 1, this.refusal, started);
+		Decision cached = this.cache.find("p", "client", 1);
+		assertThat(cached.retryAfter()).isEqualTo(Duration.ofMillis(29_700));
+		assertThat(cached.resetAfter()).isEqualTo(Duration.ofMillis(53_700));
+		advance(Duration.ofMillis(699));
+		assertThat(this.cache.find("p", "client", 1)).isNotNull();
+		advance(Duration.ofMillis(1));
+		// the maximum age, too, counts from the call's start, not from the reply
+		assertThat(this.cache.find("p", "client", 1)).isNull();
+	}
+
+	@Test
+	void neverAnswersPastTheRetryTimeCountedFromTheCallsStart() {
+		Decision shortWait = new Decision(false, Limit.parse("10/1m"), 0, Duration.ofMillis(500), Duration.ofSeconds(6),
+				Duration.ofMillis(500), true, List.of(Limit.parse("10/1m")));
+		long started = this.cache.now();
+		advance(Duration.ofMillis(300));
+		this.cache.remember("p", "client", 1, shortWait, started);
+		advance(Duration.ofMillis(199));
+		assertThat(this.cache.find("p", "client", 1).retryAfter()).isEqualTo(Duration.ofMillis(1));
+		advance(Duration.ofMillis(1));
+		// the backend would admit now: 500 ms after the call started, whenever its reply arrived
+		assertThat(this.cache.find("p", "client", 1)).isNull();
+	}
+
+	@Test
+	void aRefusalInFlightDuringAResetIsNotRememberedAfterIt() {
+		long started = this.cache.now();
+		advance(Duration.ofMillis(10));
+		this.cache.forget("p", "client");
+		advance(Duration.ofMillis(10));
+		this.cache.remember("p", "client", 1, this.refusal, started);
+		assertThat(this.cache.find("p", "client", 1)).isNull();
+		remember("client", 1, this.refusal);
+		assertThat(this.cache.find("p", "client", 1)).isNotNull();
+	}
+
+	@Test
+	void aRefusalInFlightDuringAClearIsNotRememberedAfterIt() {
+		long started = this.cache.now();
+		this.cache.clear();
+		this.cache.remember("p", "client", 1, this.refusal, started);
+		assertThat(this.cache.find("p", "client", 1)).isNull();
+		advance(Duration.ofNanos(1));
+		remember("client", 1, this.refusal);
+		assertThat(this.cache.find("p", "client", 1)).isNotNull();
+	}
+
+	@Test
+	void rejectsAMaximumBelowOne() {
+		assertThatIllegalArgumentException().isThrownBy(() -> new DenyCache(0, Duration.ofSeconds(1)))
+			.withMessageContaining("at least 1");
+	}
+
+	private void remember(String client, long permits, Decision denial) {
+		this.cache.remember("p", client, permits, denial, this.cache.now());
+	}
+
+	@Test
 	void remembersOnlyRefusals() {
-		this.cache.remember("p", "client", 1,
+		remember("client", 1,
 				new Decision(true, Limit.parse("10/1m"), 3, Duration.ZERO, Duration.ofSeconds(6),
 						Duration.ofMillis(200), true, List.of()));
 		assertThat(this.cache.size()).isZero();
@@ -86,7 +160,7 @@ class DenyCacheTests {
 	@Test
 	void refusalsNoWaitCanHelpAreNotRemembered() {
 		Limit limit = Limit.parse("10/1m");
-		this.cache.remember("p", "greedy", 11,
+		remember("greedy", 11,
 				new Decision(false, limit, 0, limit.period(), limit.period(), limit.period(), false, List.of(limit)));
 		assertThat(this.cache.find("p", "greedy", 11)).isNull();
 		assertThat(this.cache.find("p", "greedy", 20)).isNull();
