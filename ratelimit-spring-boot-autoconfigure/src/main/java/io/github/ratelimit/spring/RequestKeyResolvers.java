@@ -8,11 +8,17 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanNotOfRequiredTypeException;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
+import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.EvaluationException;
-import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
+import org.springframework.expression.spel.SpelNode;
+import org.springframework.expression.spel.ast.Assign;
+import org.springframework.expression.spel.ast.BeanReference;
+import org.springframework.expression.spel.ast.ConstructorReference;
+import org.springframework.expression.spel.ast.TypeReference;
+import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
-import org.springframework.expression.spel.support.StandardEvaluationContext;
+import org.springframework.expression.spel.support.SimpleEvaluationContext;
 import org.springframework.util.StringUtils;
 
 /**
@@ -23,7 +29,9 @@ import org.springframework.util.StringUtils;
  * support ({@code server.forward-headers-strategy}); {@code X-Forwarded-For} is never trusted here. A strategy that
  * finds nothing (a missing header, an anonymous user) counts the request under the client's IP address, as the key
  * {@code ip:<address>} (see {@link #orIp(KeyResolver)}); so does an {@code expr:} expression that fails on a
- * request (the first failure is logged as a warning, later ones at debug level).
+ * request (the first failure is logged as a warning, later ones at debug level). {@code expr:} is evaluated in a
+ * {@link SimpleEvaluationContext}: it reads the request's properties and calls its instance methods, with the request
+ * as root and as {@code #request}; type references, constructors, bean references and assignments stop start-up.
  */
 public final class RequestKeyResolvers {
 
@@ -109,17 +117,25 @@ public final class RequestKeyResolvers {
 	}
 
 	private static KeyResolver expression(String strategy, String source) {
-		Expression expression;
+		SpelExpression expression;
 		try {
-			expression = PARSER.parseExpression(source);
+			expression = PARSER.parseRaw(source);
 		}
 		catch (ParseException ex) {
 			throw new IllegalArgumentException("Key strategy '" + strategy + "' is not a valid SpEL expression: "
 					+ ex.getMessage(), ex);
 		}
+		String unsupported = unsupported(expression.getAST());
+		if (unsupported != null) {
+			throw new IllegalArgumentException("Key strategy '" + strategy + "' uses " + unsupported
+					+ ", which expr: does not evaluate: it reads the request's properties and calls its methods only");
+		}
 		return (request) -> {
 			Object nativeRequest = request.nativeRequest();
-			StandardEvaluationContext context = new StandardEvaluationContext(nativeRequest);
+			EvaluationContext context = SimpleEvaluationContext.forReadOnlyDataBinding()
+				.withInstanceMethods()
+				.withRootObject(nativeRequest)
+				.build();
 			context.setVariable("request", nativeRequest);
 			try {
 				Object value = expression.getValue(context);
@@ -131,6 +147,32 @@ public final class RequestKeyResolvers {
 				return null;
 			}
 		};
+	}
+
+	/**
+	 * What in an expression can never be evaluated over the request's data alone: the first type reference
+	 * ({@code T(...)}), constructor call, bean reference or assignment, or {@code null} when there is none.
+	 */
+	private static @Nullable String unsupported(SpelNode node) {
+		if (node instanceof TypeReference) {
+			return "a type reference (" + node.toStringAST() + ")";
+		}
+		if (node instanceof ConstructorReference) {
+			return "a constructor (" + node.toStringAST() + ")";
+		}
+		if (node instanceof BeanReference) {
+			return "a bean reference (" + node.toStringAST() + ")";
+		}
+		if (node instanceof Assign) {
+			return "an assignment (" + node.toStringAST() + ")";
+		}
+		for (int i = 0; i < node.getChildCount(); i++) {
+			String child = unsupported(node.getChild(i));
+			if (child != null) {
+				return child;
+			}
+		}
+		return null;
 	}
 
 	private static KeyResolver bean(String strategy, String name, BeanFactory beanFactory) {

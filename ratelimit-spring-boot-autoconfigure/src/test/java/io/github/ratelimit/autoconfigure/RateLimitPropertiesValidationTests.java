@@ -147,6 +147,13 @@ class RateLimitPropertiesValidationTests {
 	}
 
 	@Test
+	void keyExpressionWithATypeReferenceShouldFailStartUp() {
+		assertInvalid("ratelimit.policies.hello.key", "expr:<SpEL>", "ratelimit.policies.hello.limits=5/1s",
+				"ratelimit.policies.hello.paths=/api/**",
+				"ratelimit.policies.hello.key=expr:T(java.lang.Runtime).getRuntime().availableProcessors()");
+	}
+
+	@Test
 	void pathThatIsNotAPathPatternShouldFailStartUp() {
 		assertInvalid("ratelimit.policies.hello.paths[1]", "PathPattern", "ratelimit.policies.hello.limits=5/1s",
 				"ratelimit.policies.hello.paths=/api/hello,/api/{id");

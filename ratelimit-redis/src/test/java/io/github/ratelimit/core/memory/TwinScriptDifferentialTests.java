@@ -8,6 +8,7 @@ import java.util.Random;
 import java.util.UUID;
 import java.util.stream.Stream;
 
+import com.github.benmanes.caffeine.cache.Ticker;
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.LimitOutcome;
@@ -29,8 +30,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Each in-memory twin against its Lua script on a real Redis: the same sequences of times, costs and limits, every
  * field of every limit's outcome compared. Redis' {@code TIME} cannot be set, so the script runs with the time the
- * test supplies ({@link SuppliedClockScripts}); keys are kept without a TTL, so the only expiry is the twin's own,
- * whose dropped state must decide exactly as the script's stored one.
+ * test supplies ({@link SuppliedClockScripts}); keys are kept without a TTL, and the twin's cache keeps its entries
+ * too (its expiry ticker stands still, since the clock here steps back across expiry times), so the only expiry is
+ * the twin's own reading of a limit's state as fresh, which must decide exactly as the script's stored state.
  * Sequences are seeded random walks over extreme cases: costs of 1 and of the whole capacity, capacities of 1 and at
  * the bounds, periods of 1ms and 1000 days, long idle gaps and a clock that steps backwards.
  */
@@ -84,7 +86,9 @@ class TwinScriptDifferentialTests {
 	void twinAndScriptDecideAlike(Algorithm algorithm, List<String> limits) {
 		Policy policy = Policy.of("differential", algorithm, limits.toArray(String[]::new));
 		ManualClock clock = new ManualClock(Instant.EPOCH);
-		InMemoryRateLimiter twin = (InMemoryRateLimiter) new InMemoryRateLimiterBackend(clock, "ratelimit").create(policy);
+		InMemoryRateLimiter twin = (InMemoryRateLimiter) new InMemoryRateLimiterBackend(clock, "ratelimit",
+				InMemoryRateLimiterBackend.DEFAULT_MAXIMUM_CLIENTS, Ticker.disabledTicker())
+			.create(policy);
 		List<String> keys = keys(policy.limits().size());
 		Random random = new Random(31L * algorithm.ordinal() + limits.hashCode());
 		long now = START + random.nextLong(policy.limits().get(0).periodMicros());
