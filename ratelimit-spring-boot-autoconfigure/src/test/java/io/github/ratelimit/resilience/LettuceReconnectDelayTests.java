@@ -29,47 +29,46 @@ class LettuceReconnectDelayTests {
 
 	@Test
 	void reconnectAttemptsAreNeverMoreThanASecondApart() {
-		this.runner.run((context) -> customizedDelay(context.getBean("rateLimitReconnectDelay",
-				ClientResourcesBuilderCustomizer.class), (delay) -> {
-					assertThat(delay.createDelay(1)).isLessThan(Duration.ofMillis(100));
-					for (long attempt = 1; attempt < 64; attempt++) {
-						assertThat(delay.createDelay(attempt)).isLessThanOrEqualTo(Duration.ofSeconds(1));
-					}
-				}));
+		assertDelay((delay) -> {
+			assertThat(delay.createDelay(1)).isLessThan(Duration.ofMillis(100));
+			for (long attempt = 1; attempt < 64; attempt++) {
+				assertThat(delay.createDelay(attempt)).isLessThanOrEqualTo(Duration.ofSeconds(1));
+			}
+		});
 	}
 
 	@Test
 	void theCapIsAProperty() {
-		this.runner.withPropertyValues("ratelimit.redis.max-reconnect-delay=5s")
-			.run((context) -> customizedDelay(context.getBean("rateLimitReconnectDelay",
-					ClientResourcesBuilderCustomizer.class), (delay) -> {
-						assertThat(delay.createDelay(1)).isLessThan(Duration.ofMillis(100));
-						assertThat(delay.createDelay(40)).isEqualTo(Duration.ofSeconds(5));
-					}));
+		assertDelay((delay) -> {
+			assertThat(delay.createDelay(1)).isLessThan(Duration.ofMillis(100));
+			assertThat(delay.createDelay(40)).isEqualTo(Duration.ofSeconds(5));
+		}, "ratelimit.redis.max-reconnect-delay=5s");
 	}
 
 	@Test
 	void aCapShorterThanTheFirstDelayIsConstant() {
-		this.runner.withPropertyValues("ratelimit.redis.max-reconnect-delay=5ms")
-			.run((context) -> customizedDelay(context.getBean("rateLimitReconnectDelay",
-					ClientResourcesBuilderCustomizer.class), (delay) -> {
-						assertThat(delay.createDelay(1)).isEqualTo(Duration.ofMillis(5));
-						assertThat(delay.createDelay(40)).isEqualTo(Duration.ofMillis(5));
-					}));
+		assertDelay((delay) -> {
+			assertThat(delay.createDelay(1)).isEqualTo(Duration.ofMillis(5));
+			assertThat(delay.createDelay(40)).isEqualTo(Duration.ofMillis(5));
+		}, "ratelimit.redis.max-reconnect-delay=5ms");
 	}
 
 	@Test
 	void zeroLeavesLettucesOwnBackoffAlone() {
-		this.runner.withPropertyValues("ratelimit.redis.max-reconnect-delay=0")
-			.run((context) -> customizedDelay(context.getBean("rateLimitReconnectDelay",
-					ClientResourcesBuilderCustomizer.class),
-					(delay) -> assertThat(delay.createDelay(40)).isEqualTo(Duration.ofSeconds(30))));
+		assertDelay((delay) -> assertThat(delay.createDelay(40)).isEqualTo(Duration.ofSeconds(30)),
+				"ratelimit.redis.max-reconnect-delay=0");
 	}
 
 	@Test
 	void lettucesOwnDefaultWaitsUpToThirtySeconds() {
 		customizedDelay((builder) -> {
 		}, (delay) -> assertThat(delay.createDelay(40)).isEqualTo(Duration.ofSeconds(30)));
+	}
+
+	private void assertDelay(Consumer<Delay> assertions, String... properties) {
+		this.runner.withPropertyValues(properties)
+			.run((context) -> customizedDelay(
+					context.getBean("rateLimitReconnectDelay", ClientResourcesBuilderCustomizer.class), assertions));
 	}
 
 	private static void customizedDelay(ClientResourcesBuilderCustomizer customizer, Consumer<Delay> assertions) {
