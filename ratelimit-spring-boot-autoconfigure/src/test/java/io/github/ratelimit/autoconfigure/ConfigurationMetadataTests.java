@@ -40,9 +40,9 @@ class ConfigurationMetadataTests {
 	@ValueSource(strings = { "ratelimit.enabled", "ratelimit.backend", "ratelimit.key-prefix", "ratelimit.algorithm",
 			"ratelimit.headers", "ratelimit.timeout", "ratelimit.failure-mode", "ratelimit.fallback.instances",
 			"ratelimit.deny-cache.enabled", "ratelimit.filter.enabled", "ratelimit.filter.order",
-			"ratelimit.policies", POLICY + "limits", POLICY + "algorithm", POLICY + "key", POLICY + "paths",
-			POLICY + "exclude-paths", POLICY + "methods", POLICY + "cost", POLICY + "failure-mode",
-			POLICY + "shadow" })
+			"ratelimit.filter.principal-order", "ratelimit.policies", POLICY + "limits", POLICY + "algorithm",
+			POLICY + "key", POLICY + "paths", POLICY + "exclude-paths", POLICY + "methods", POLICY + "cost",
+			POLICY + "failure-mode", POLICY + "shadow" })
 	void propertyShouldBeDocumented(String name) throws IOException {
 		JsonNode property = metadata("properties").get(name);
 		assertThat(property).as("metadata of %s", name).isNotNull();
