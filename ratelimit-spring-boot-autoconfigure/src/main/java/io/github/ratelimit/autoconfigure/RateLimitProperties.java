@@ -271,20 +271,28 @@ public class RateLimitProperties {
 	}
 
 	/**
-	 * The servlet filter that applies policies with paths.
+	 * The servlet filters that apply policies with paths: one before Spring Security's filter chain, one after it.
 	 */
 	public static class Filter {
 
 		/**
-		 * Whether the servlet filter is registered.
+		 * Whether the servlet filters are registered.
 		 */
 		private boolean enabled = true;
 
 		/**
-		 * Order of the filter; by default just after Spring Security's filter chain, so 'principal' keys see the
-		 * authenticated user.
+		 * Order of the filter that applies policies whose key is known before authentication ('ip', 'global',
+		 * 'header:', 'param:', 'expr:', and 'bean:' resolvers that do not require authentication); by default just
+		 * before Spring Security's filter chain (-100), so requests it refuses are limited too.
 		 */
-		private int order = -90;
+		private int order = -110;
+
+		/**
+		 * Order of the filter that applies policies whose key needs the authenticated user ('principal', and 'bean:'
+		 * resolvers that require authentication); by default just after Spring Security's filter chain (-100). Must be
+		 * greater than 'ratelimit.filter.order'.
+		 */
+		private int principalOrder = -90;
 
 		public boolean isEnabled() {
 			return this.enabled;
@@ -300,6 +308,14 @@ public class RateLimitProperties {
 
 		public void setOrder(int order) {
 			this.order = order;
+		}
+
+		public int getPrincipalOrder() {
+			return this.principalOrder;
+		}
+
+		public void setPrincipalOrder(int principalOrder) {
+			this.principalOrder = principalOrder;
 		}
 
 	}

@@ -1,5 +1,6 @@
 package io.github.ratelimit.autoconfigure;
 
+import io.github.ratelimit.spring.FilterPhase;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
@@ -21,8 +22,9 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.web.servlet.DispatcherServlet;
 
 /**
- * Rate limiting of servlet requests: the filter for policies with paths, the request {@code @RateLimited} calls are
- * made in, and the 429 rendering of their refusals inside Spring MVC.
+ * Rate limiting of servlet requests: the filters for policies with paths (one before Spring Security's filter chain,
+ * one after it), the request {@code @RateLimited} calls are made in, and the 429 rendering of their refusals inside
+ * Spring MVC.
  */
 @AutoConfiguration(after = RateLimitAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
@@ -42,17 +44,57 @@ public final class RateLimitServletAutoConfiguration {
 		return new ServletCurrentRequest();
 	}
 
-	@Bean
+	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnBooleanProperty(name = "ratelimit.filter.enabled", matchIfMissing = true)
-	@ConditionalOnMissingBean(name = "rateLimitFilter")
-	FilterRegistrationBean<RateLimitFilter> rateLimitFilter(RateLimitProperties properties, RateLimitRegistry registry,
-			RateLimitEnforcer enforcer, RateLimitHeaders headers, ProblemResponseWriter problems) {
-		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(
-				new RateLimitFilter(registry, enforcer, headers, problems));
-		registration.setName("rateLimitFilter");
-		registration.setOrder(properties.getFilter().getOrder());
-		registration.setDispatcherTypes(DispatcherType.REQUEST);
-		return registration;
+	static class FilterConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean(name = "rateLimitFilter")
+		FilterRegistrationBean<RateLimitFilter> rateLimitFilter(RateLimitProperties properties,
+				RateLimitRegistry registry, RateLimitEnforcer enforcer, RateLimitHeaders headers,
+				ProblemResponseWriter problems) {
+			return registration("rateLimitFilter", properties.getFilter().getOrder(),
+					new RateLimitFilter(registry.filterPolicies(FilterPhase.BEFORE_AUTHENTICATION), enforcer, headers,
+							problems));
+		}
+
+		@Bean
+		@ConditionalOnMissingBean(name = "rateLimitPrincipalFilter")
+		FilterRegistrationBean<RateLimitFilter> rateLimitPrincipalFilter(RateLimitProperties properties,
+				RateLimitRegistry registry, RateLimitEnforcer enforcer, RateLimitHeaders headers,
+				ProblemResponseWriter problems) {
+			return registration("rateLimitPrincipalFilter", principalOrder(properties.getFilter()),
+					new RateLimitFilter(registry.filterPolicies(FilterPhase.AFTER_AUTHENTICATION), enforcer, headers,
+							problems));
+		}
+
+		/**
+		 * A filter's registration. The filter is named as its registration too, so that each keeps its own
+		 * once-per-request mark even where no container initializes it with its name.
+		 */
+		private static FilterRegistrationBean<RateLimitFilter> registration(String name, int order,
+				RateLimitFilter filter) {
+			filter.setBeanName(name);
+			FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(filter);
+			registration.setName(name);
+			registration.setOrder(order);
+			registration.setDispatcherTypes(DispatcherType.REQUEST);
+			return registration;
+		}
+
+		private static int principalOrder(RateLimitProperties.Filter filter) {
+			if (filter.getPrincipalOrder() <= filter.getOrder()) {
+				throw new InvalidRateLimitConfigurationException("ratelimit.filter.principal-order",
+						"the filter of policies keyed by the authenticated user (order " + filter.getPrincipalOrder()
+								+ ") must run after the one of policies keyed by the request (ratelimit.filter.order "
+								+ filter.getOrder() + ")",
+						"set ratelimit.filter.principal-order above ratelimit.filter.order, with Spring Security's "
+								+ "filter chain (spring.security.filter.order, -100 by default) between them",
+						null);
+			}
+			return filter.getPrincipalOrder();
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -49,6 +49,16 @@ public record PolicyDefinition(Policy policy, RateLimiter limiter, String keyStr
 	}
 
 	/**
+	 * When the web filter applies this policy: after authentication when its key resolver
+	 * {@linkplain KeyResolver#requiresAuthentication() requires it}, else before.
+	 * @return the phase
+	 */
+	public FilterPhase filterPhase() {
+		return this.keyResolver.requiresAuthentication() ? FilterPhase.AFTER_AUTHENTICATION
+				: FilterPhase.BEFORE_AUTHENTICATION;
+	}
+
+	/**
 	 * Whether the web filter applies this policy to a request.
 	 * @param method the request's HTTP method
 	 * @param path the request's path within the application

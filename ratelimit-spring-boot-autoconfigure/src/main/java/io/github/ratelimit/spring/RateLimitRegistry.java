@@ -80,11 +80,20 @@ public class RateLimitRegistry {
 	}
 
 	/**
-	 * The configured policies that have paths, applied by the servlet filter.
+	 * The configured policies that have paths, applied by the web filter (of either {@link FilterPhase}).
 	 * @return the filter's policies
 	 */
 	public List<PolicyDefinition> filterPolicies() {
 		return this.filterPolicies;
+	}
+
+	/**
+	 * The configured policies with paths that the filter of one phase applies, in configuration order.
+	 * @param phase before or after authentication
+	 * @return the policies of that phase
+	 */
+	public List<PolicyDefinition> filterPolicies(FilterPhase phase) {
+		return this.filterPolicies.stream().filter((policy) -> policy.filterPhase() == phase).toList();
 	}
 
 	/**

@@ -75,7 +75,8 @@ public final class RequestKeyResolvers {
 		return switch (kind) {
 			case "ip" -> noArgument(strategy, argument, IP);
 			case "global" -> noArgument(strategy, argument, (request) -> GLOBAL_KEY);
-			case "principal" -> orIp(noArgument(strategy, argument, RequestKeyResolvers::principal));
+			case "principal" -> orIp(KeyResolver.afterAuthentication(
+					noArgument(strategy, argument, RequestKeyResolvers::principal)));
 			case "header" -> header(required(strategy, argument));
 			case "param" -> parameter(required(strategy, argument));
 			case "expr" -> orIp(expression(strategy, required(strategy, argument)));
@@ -91,16 +92,18 @@ public final class RequestKeyResolvers {
 	 * {@code ~}) is prefixed with {@code ~}, so a client cannot spend another's fallback quota by sending its address
 	 * as, say, an API key.
 	 * @param resolver the resolver
-	 * @return the resolver with the fallback
+	 * @return the resolver with the fallback, {@linkplain KeyResolver#requiresAuthentication() requiring
+	 * authentication} when the resolver does
 	 */
 	public static KeyResolver orIp(KeyResolver resolver) {
-		return (request) -> {
+		KeyResolver withFallback = (request) -> {
 			String key = resolver.resolve(request);
 			if (!StringUtils.hasLength(key)) {
 				return FALLBACK_PREFIX + request.remoteAddress();
 			}
 			return (key.startsWith(FALLBACK_PREFIX) || key.startsWith(ESCAPE)) ? ESCAPE + key : key;
 		};
+		return resolver.requiresAuthentication() ? KeyResolver.afterAuthentication(withFallback) : withFallback;
 	}
 
 	private static KeyResolver header(String name) {

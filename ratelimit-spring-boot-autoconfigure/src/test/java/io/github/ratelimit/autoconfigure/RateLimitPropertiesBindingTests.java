@@ -75,6 +75,18 @@ class RateLimitPropertiesBindingTests {
 	}
 
 	@Test
+	void filterOrdersShouldDefaultToEitherSideOfSpringSecurityAndBind() {
+		this.contextRunner.run((context) -> {
+			RateLimitProperties.Filter filter = context.getBean(RateLimitProperties.class).getFilter();
+			assertThat(filter.getOrder()).isEqualTo(-110);
+			assertThat(filter.getPrincipalOrder()).isEqualTo(-90);
+		});
+		this.contextRunner.withPropertyValues("ratelimit.filter.principal-order=7")
+			.run((context) -> assertThat(context.getBean(RateLimitProperties.class).getFilter().getPrincipalOrder())
+				.isEqualTo(7));
+	}
+
+	@Test
 	void limitsWrittenAsObjectsShouldBind() {
 		this.contextRunner
 			.withPropertyValues("ratelimit.policies.hello.limits[0].capacity=10",

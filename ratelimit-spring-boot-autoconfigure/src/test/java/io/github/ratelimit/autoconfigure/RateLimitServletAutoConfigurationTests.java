@@ -2,6 +2,7 @@ package io.github.ratelimit.autoconfigure;
 
 import java.util.EnumSet;
 
+import io.github.ratelimit.spring.FilterPhase;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.spring.annotation.RateLimitedAdvisor;
@@ -12,9 +13,12 @@ import io.github.ratelimit.spring.web.servlet.RateLimitFilter;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
 import jakarta.servlet.DispatcherType;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
@@ -35,29 +39,53 @@ class RateLimitServletAutoConfigurationTests {
 		.withPropertyValues("ratelimit.backend=in-memory");
 
 	@Test
-	void filterShouldBeRegisteredForRequestsAfterSpringSecurity() {
+	void filtersShouldBeRegisteredForRequestsBeforeAndAfterSpringSecurity() {
 		this.contextRunner.run((context) -> {
-			assertThat(context).hasSingleBean(FilterRegistrationBean.class)
-				.hasSingleBean(RateLimitExceptionHandler.class)
+			assertThat(context).getBeans(FilterRegistrationBean.class).hasSize(2);
+			assertThat(context).hasSingleBean(RateLimitExceptionHandler.class)
 				.hasSingleBean(ProblemResponseWriter.class);
-			FilterRegistrationBean<?> registration = context.getBean(FilterRegistrationBean.class);
-			assertThat(registration.getFilter()).isInstanceOf(RateLimitFilter.class);
-			assertThat(registration.getFilterName()).isEqualTo("rateLimitFilter");
-			assertThat(registration.getOrder()).isEqualTo(-90);
-			assertThat(registration.determineDispatcherTypes()).isEqualTo(EnumSet.of(DispatcherType.REQUEST));
+			FilterRegistrationBean<?> before = context.getBean("rateLimitFilter", FilterRegistrationBean.class);
+			assertThat(before.getFilter()).isInstanceOf(RateLimitFilter.class);
+			assertThat(before.getFilterName()).isEqualTo("rateLimitFilter");
+			assertThat(before.getOrder()).isEqualTo(-110);
+			assertThat(before.determineDispatcherTypes()).isEqualTo(EnumSet.of(DispatcherType.REQUEST));
+			FilterRegistrationBean<?> after = context.getBean("rateLimitPrincipalFilter", FilterRegistrationBean.class);
+			assertThat(after.getFilter()).isInstanceOf(RateLimitFilter.class).isNotSameAs(before.getFilter());
+			assertThat(after.getFilterName()).isEqualTo("rateLimitPrincipalFilter");
+			assertThat(after.getOrder()).isEqualTo(-90);
+			assertThat(after.determineDispatcherTypes()).isEqualTo(EnumSet.of(DispatcherType.REQUEST));
 		});
 	}
 
 	@Test
-	void filterOrderShouldBeHonoured() {
-		this.contextRunner.withPropertyValues("ratelimit.filter.order=42")
-			.run((context) -> assertThat(context.getBean(FilterRegistrationBean.class).getOrder()).isEqualTo(42));
+	void filterOrdersShouldBeHonoured() {
+		this.contextRunner.withPropertyValues("ratelimit.filter.order=42", "ratelimit.filter.principal-order=43")
+			.run((context) -> {
+				assertThat(context.getBean("rateLimitFilter", FilterRegistrationBean.class).getOrder()).isEqualTo(42);
+				assertThat(context.getBean("rateLimitPrincipalFilter", FilterRegistrationBean.class).getOrder())
+					.isEqualTo(43);
+			});
+	}
+
+	@ParameterizedTest
+	@ValueSource(ints = { -110, -200 })
+	void principalFilterOrderNotAfterTheFirstShouldFailStartUp(int principalOrder) {
+		this.contextRunner.withPropertyValues("ratelimit.filter.principal-order=" + principalOrder).run((context) -> {
+			InvalidRateLimitConfigurationException invalid = InvalidConfiguration.of(context);
+			assertThat(invalid.getProperty()).isEqualTo("ratelimit.filter.principal-order");
+			assertThat(invalid).hasMessageContaining("ratelimit.filter.order");
+			FailureAnalysis analysis = new InvalidRateLimitConfigurationFailureAnalyzer()
+				.analyze(context.getStartupFailure());
+			assertThat(analysis).isNotNull();
+			assertThat(analysis.getAction()).contains("ratelimit.filter.principal-order");
+		});
 	}
 
 	@Test
 	void filterWhenDisabledShouldNotBeRegistered() {
 		this.contextRunner.withPropertyValues("ratelimit.filter.enabled=false")
 			.run((context) -> assertThat(context).doesNotHaveBean(FilterRegistrationBean.class)
+				.doesNotHaveBean(RateLimitFilter.class)
 				.hasSingleBean(RateLimitRegistry.class)
 				.hasSingleBean(RateLimitExceptionHandler.class)
 				.hasSingleBean(RateLimitedAdvisor.class));
@@ -91,8 +119,10 @@ class RateLimitServletAutoConfigurationTests {
 	@Test
 	void userDefinedFilterRegistrationShouldReplaceOurs() {
 		this.contextRunner.withUserConfiguration(UserFilterConfiguration.class).run((context) -> {
-			assertThat(context).hasSingleBean(FilterRegistrationBean.class);
-			assertThat(context.getBean(FilterRegistrationBean.class).getOrder()).isEqualTo(7);
+			assertThat(context).getBeans(FilterRegistrationBean.class).hasSize(2);
+			assertThat(context.getBean("rateLimitFilter", FilterRegistrationBean.class).getOrder()).isEqualTo(7);
+			assertThat(context.getBean("rateLimitPrincipalFilter", FilterRegistrationBean.class).getOrder())
+				.isEqualTo(-90);
 		});
 	}
 
@@ -118,7 +148,8 @@ class RateLimitServletAutoConfigurationTests {
 		FilterRegistrationBean<RateLimitFilter> rateLimitFilter(RateLimitRegistry registry,
 				RateLimitEnforcer enforcer, RateLimitHeaders headers) {
 			FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(
-					new RateLimitFilter(registry, enforcer, headers, new ProblemResponseWriter()));
+					new RateLimitFilter(registry.filterPolicies(FilterPhase.BEFORE_AUTHENTICATION), enforcer, headers,
+							new ProblemResponseWriter()));
 			registration.setOrder(7);
 			return registration;
 		}

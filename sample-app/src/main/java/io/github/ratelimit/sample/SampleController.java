@@ -1,5 +1,6 @@
 package io.github.ratelimit.sample;
 
+import java.security.Principal;
 import java.util.List;
 
 import io.github.ratelimit.spring.annotation.RateLimited;
@@ -10,7 +11,9 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * The sample's API: {@code /api/hello} is limited by the servlet filter (policy {@code hello} has paths),
- * {@code /api/orders} by {@link RateLimited @RateLimited}, {@code /api/unlimited} by nothing.
+ * {@code /api/orders} by {@link RateLimited @RateLimited}, {@code /api/unlimited} by nothing, and
+ * {@code /api/account}, which needs HTTP Basic, by the filter before and after Spring Security (policies
+ * {@code account-guard} and {@code account}).
  */
 @RestController
 @RequestMapping("/api")
@@ -27,12 +30,20 @@ class SampleController {
 		return new Orders(List.of(new Order(1, "coffee beans", 2), new Order(2, "grinder", 1)));
 	}
 
+	@GetMapping("/account")
+	public Account account(Principal user) {
+		return new Account(user.getName());
+	}
+
 	@GetMapping("/unlimited")
 	public Message unlimited() {
 		return new Message("unlimited");
 	}
 
 	record Message(String message) {
+	}
+
+	record Account(String user) {
 	}
 
 	record Orders(List<Order> orders) {

@@ -6,7 +6,6 @@ import java.util.List;
 import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitOutcome;
-import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.spring.RateLimitRequest;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
 import jakarta.servlet.FilterChain;
@@ -22,18 +21,24 @@ import org.springframework.web.filter.OncePerRequestFilter;
 import org.springframework.web.util.ServletRequestPathUtils;
 
 /**
- * Applies every configured policy with {@code paths} to the requests they match. A request refused by any of them
+ * Applies configured policies with {@code paths} to the requests they match. A request refused by any of them
  * is answered with 429 (503 when a fail-closed policy cannot reach its backend) and never reaches the application;
  * an admitted one carries the headers of the policy with the fewest permits left. Shadow policies never change the
  * response. A refusal is written directly, without an exception. A request whose path cannot be decoded is
  * answered 400, since no policy can be matched to it. What the filter charged is kept with the request
  * ({@link io.github.ratelimit.spring.RequestRateLimits}), so {@code @RateLimited} does not charge it again.
+ * <p>
+ * The auto-configuration registers one filter per {@link io.github.ratelimit.spring.FilterPhase}, each with the
+ * policies of its phase: one in front of Spring Security's filter chain and one behind it. They share the request's
+ * record, so the second shows its own headers only when its policy binds more than the first's; a refusal by the
+ * second replaces the first's headers with its own, or keeps them when it shows none (fail-closed, local fallback),
+ * since a servlet response cannot portably remove a header.
  */
 public class RateLimitFilter extends OncePerRequestFilter {
 
 	private static final String MALFORMED_PATH = "The request path is not a valid URI path.";
 
-	private final RateLimitRegistry registry;
+	private final List<PolicyDefinition> policies;
 
 	private final RateLimitEnforcer enforcer;
 
@@ -43,14 +48,15 @@ public class RateLimitFilter extends OncePerRequestFilter {
 
 	/**
 	 * Creates the filter.
-	 * @param registry the policies
+	 * @param policies the policies it applies, in order, such as those of one phase
+	 * ({@link io.github.ratelimit.spring.RateLimitRegistry#filterPolicies(io.github.ratelimit.spring.FilterPhase)})
 	 * @param enforcer the enforcer
 	 * @param headers the header writer
 	 * @param problems the writer of problem responses
 	 */
-	public RateLimitFilter(RateLimitRegistry registry, RateLimitEnforcer enforcer, RateLimitHeaders headers,
+	public RateLimitFilter(List<PolicyDefinition> policies, RateLimitEnforcer enforcer, RateLimitHeaders headers,
 			ProblemResponseWriter problems) {
-		this.registry = registry;
+		this.policies = List.copyOf(policies);
 		this.enforcer = enforcer;
 		this.headers = headers;
 		this.problems = problems;
@@ -58,7 +64,7 @@ public class RateLimitFilter extends OncePerRequestFilter {
 
 	@Override
 	protected boolean shouldNotFilter(HttpServletRequest request) {
-		return this.registry.filterPolicies().isEmpty();
+		return this.policies.isEmpty();
 	}
 
 	@Override
@@ -69,10 +75,10 @@ public class RateLimitFilter extends OncePerRequestFilter {
 			this.problems.write(ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, MALFORMED_PATH), response);
 			return;
 		}
-		List<PolicyDefinition> policies = this.registry.filterPolicies();
 		String method = request.getMethod();
 		RateLimitRequest limited = null;
-		for (PolicyDefinition policy : policies) {
+		RateLimitOutcome shown = null;
+		for (PolicyDefinition policy : this.policies) {
 			if (!policy.appliesTo(method, path)) {
 				continue;
 			}
@@ -86,9 +92,10 @@ public class RateLimitFilter extends OncePerRequestFilter {
 				return;
 			}
 			limited.rateLimits().charged(policy, key);
-			limited.rateLimits().show(outcome);
+			if (limited.rateLimits().show(outcome)) {
+				shown = outcome;
+			}
 		}
-		RateLimitOutcome shown = (limited != null) ? limited.rateLimits().shown() : null;
 		if (shown != null) {
 			this.headers.write(shown, response::setHeader);
 		}
