@@ -7,12 +7,14 @@ import io.github.ratelimit.core.RateLimiterBackend;
 import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
 import io.github.ratelimit.core.resilience.CircuitBreaker;
 import io.github.ratelimit.core.resilience.DenyCache;
+import io.github.ratelimit.spring.IpKeys;
 import io.github.ratelimit.spring.RateLimitCounters;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitRecorder;
 import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.spring.RateLimitStartupLogger;
 import io.github.ratelimit.spring.RequestKeyResolvers;
+import io.github.ratelimit.spring.web.ForwardedHeadersWarning;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
 
 import org.springframework.beans.factory.BeanFactory;
@@ -20,6 +22,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 
@@ -44,9 +47,18 @@ public final class RateLimitAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitRegistry rateLimitRegistry(RateLimitProperties properties, RateLimiterBackend backend,
-			BeanFactory beanFactory) {
-		return new RateLimitRegistry(backend, new ConfiguredPolicies(properties, backend, beanFactory).definitions(),
-				properties.getAlgorithm(), properties.getFailureMode(), RequestKeyResolvers.ip());
+			BeanFactory beanFactory, IpKeys ipKeys) {
+		return new RateLimitRegistry(backend,
+				new ConfiguredPolicies(properties, backend, beanFactory, ipKeys).definitions(),
+				properties.getAlgorithm(), properties.getFailureMode(), RequestKeyResolvers.ip(ipKeys));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	IpKeys rateLimitIpKeys(RateLimitProperties properties) {
+		RateLimitProperties.Ip ip = properties.getIp();
+		return new IpKeys(prefixLength("ratelimit.ip.ipv4-prefix-length", ip.getIpv4PrefixLength(), 32),
+				prefixLength("ratelimit.ip.ipv6-prefix-length", ip.getIpv6PrefixLength(), 128));
 	}
 
 	@Bean
@@ -74,6 +86,12 @@ public final class RateLimitAutoConfiguration {
 	@ConditionalOnMissingBean
 	RateLimitHeaders rateLimitHeaders(RateLimitProperties properties) {
 		return new RateLimitHeaders(properties.getHeaders());
+	}
+
+	@Bean
+	@ConditionalOnProperty(name = "server.forward-headers-strategy", havingValue = "framework")
+	ForwardedHeadersWarning rateLimitForwardedHeadersWarning(RateLimitRegistry registry) {
+		return new ForwardedHeadersWarning(registry);
 	}
 
 	/**
@@ -109,6 +127,15 @@ public final class RateLimitAutoConfiguration {
 					"set it to the number of instances that share the limits", null);
 		}
 		return instances;
+	}
+
+	private static int prefixLength(String property, int length, int bits) {
+		if (length < 1 || length > bits) {
+			throw new InvalidRateLimitConfigurationException(property,
+					"a prefix length is 1 to " + bits + " bits, was " + length,
+					"set it between 1 and " + bits + " (" + bits + " keys every address on its own)", null);
+		}
+		return length;
 	}
 
 	/**

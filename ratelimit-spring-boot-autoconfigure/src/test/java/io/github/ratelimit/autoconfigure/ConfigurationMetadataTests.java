@@ -40,6 +40,7 @@ class ConfigurationMetadataTests {
 	@ValueSource(strings = { "ratelimit.enabled", "ratelimit.backend", "ratelimit.key-prefix", "ratelimit.algorithm",
 			"ratelimit.headers", "ratelimit.timeout", "ratelimit.failure-mode", "ratelimit.fallback.instances",
 			"ratelimit.deny-cache.enabled", "ratelimit.filter.enabled", "ratelimit.filter.order",
+			"ratelimit.ip.ipv4-prefix-length", "ratelimit.ip.ipv6-prefix-length",
 			"ratelimit.policies", POLICY + "limits", POLICY + "algorithm", POLICY + "key", POLICY + "paths",
 			POLICY + "exclude-paths", POLICY + "methods", POLICY + "cost", POLICY + "failure-mode",
 			POLICY + "shadow" })

@@ -252,6 +252,20 @@ class RateLimitPropertiesValidationTests {
 					"ratelimit.timeout", "100ms"));
 	}
 
+	@ParameterizedTest
+	@ValueSource(ints = { 0, 33, -1 })
+	void ipv4PrefixLengthOutOfRangeShouldFailStartUp(int length) {
+		assertInvalid("ratelimit.ip.ipv4-prefix-length", "between 1 and 32",
+				"ratelimit.ip.ipv4-prefix-length=" + length);
+	}
+
+	@ParameterizedTest
+	@ValueSource(ints = { 0, 129 })
+	void ipv6PrefixLengthOutOfRangeShouldFailStartUp(int length) {
+		assertInvalid("ratelimit.ip.ipv6-prefix-length", "between 1 and 128",
+				"ratelimit.ip.ipv6-prefix-length=" + length);
+	}
+
 	@Test
 	void policyNameWithBracesShouldFailStartUp() {
 		assertInvalid("ratelimit.policies.a{b}", "'{' or '}'", "ratelimit.policies[a{b}].limits=5/1s");
