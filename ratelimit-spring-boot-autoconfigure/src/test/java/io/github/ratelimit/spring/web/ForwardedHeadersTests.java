@@ -35,6 +35,8 @@ class ForwardedHeadersTests {
 
 	private static HttpProbe nativeWithOneTrustedProxy;
 
+	private static HttpProbe nativeBehindAnUntrustedProxy;
+
 	private static HttpProbe frameworkStrategy;
 
 	@BeforeAll
@@ -42,6 +44,8 @@ class ForwardedHeadersTests {
 		nativeStrategy = start("server.forward-headers-strategy=native");
 		nativeWithOneTrustedProxy = start("server.forward-headers-strategy=native",
 				"server.tomcat.remoteip.internal-proxies=127.0.0.1/32");
+		nativeBehindAnUntrustedProxy = start("server.forward-headers-strategy=native",
+				"server.tomcat.remoteip.internal-proxies=192.0.2.1/32");
 		frameworkStrategy = start("server.forward-headers-strategy=framework");
 	}
 
@@ -81,6 +85,13 @@ class ForwardedHeadersTests {
 	void nativeWithOnlyTheRealProxyTrustedShouldCountAPrivateClientWhateverItForged() {
 		assertThat(admitted(nativeWithOneTrustedProxy,
 				(i) -> new String[] { "X-Forwarded-For", forged(i) + ", 10.9.8.7" }))
+			.isEqualTo(LIMIT);
+	}
+
+	@Test
+	void nativeShouldIgnoreForwardedForOnAConnectionFromAnAddressThatIsNoTrustedProxy() {
+		assertThat(admitted(nativeBehindAnUntrustedProxy,
+				(i) -> new String[] { "X-Forwarded-For", "203.0.113." + (10 + i) }))
 			.isEqualTo(LIMIT);
 	}
 
