@@ -57,8 +57,12 @@ public final class RateLimitAutoConfiguration {
 	@ConditionalOnMissingBean
 	IpKeys rateLimitIpKeys(RateLimitProperties properties) {
 		RateLimitProperties.Ip ip = properties.getIp();
-		return new IpKeys(prefixLength("ratelimit.ip.ipv4-prefix-length", ip.getIpv4PrefixLength(), 32),
-				prefixLength("ratelimit.ip.ipv6-prefix-length", ip.getIpv6PrefixLength(), 128));
+		ConfiguredPolicies.check("ratelimit.ip.ipv4-prefix-length",
+				() -> new IpKeys(ip.getIpv4PrefixLength(), IpKeys.DEFAULT_IPV6_PREFIX_LENGTH),
+				"set it between 1 and 32 (32 keys every address on its own)");
+		return ConfiguredPolicies.check("ratelimit.ip.ipv6-prefix-length",
+				() -> new IpKeys(ip.getIpv4PrefixLength(), ip.getIpv6PrefixLength()),
+				"set it between 1 and 128 (64 keys a host's usual /64, 128 every address on its own)");
 	}
 
 	@Bean
@@ -127,15 +131,6 @@ public final class RateLimitAutoConfiguration {
 					"set it to the number of instances that share the limits", null);
 		}
 		return instances;
-	}
-
-	private static int prefixLength(String property, int length, int bits) {
-		if (length < 1 || length > bits) {
-			throw new InvalidRateLimitConfigurationException(property,
-					"a prefix length is 1 to " + bits + " bits, was " + length,
-					"set it between 1 and " + bits + " (" + bits + " keys every address on its own)", null);
-		}
-		return length;
 	}
 
 	/**

@@ -17,8 +17,14 @@ import org.jspecify.annotations.Nullable;
  */
 public final class IpKeys {
 
+	/** The default IPv4 prefix length: the whole address. */
+	public static final int DEFAULT_IPV4_PREFIX_LENGTH = 32;
+
+	/** The default IPv6 prefix length: the {@code /64} one host usually holds. */
+	public static final int DEFAULT_IPV6_PREFIX_LENGTH = 64;
+
 	/** Whole IPv4 addresses and IPv6 {@code /64} prefixes. */
-	public static final IpKeys DEFAULT = new IpKeys(32, 64);
+	public static final IpKeys DEFAULT = new IpKeys(DEFAULT_IPV4_PREFIX_LENGTH, DEFAULT_IPV6_PREFIX_LENGTH);
 
 	private static final int IPV4_BITS = 32;
 
