@@ -148,7 +148,7 @@ public final class IpKeys {
 		int[] words = new int[hexParts + ((ipv4 != null) ? 2 : 0)];
 		for (int i = 0; i < hexParts; i++) {
 			String part = parts[i];
-			if (part.isEmpty() || part.length() > 4 || !part.chars().allMatch((c) -> Character.digit(c, 16) >= 0)) {
+			if (part.isEmpty() || part.length() > 4 || !part.chars().allMatch(IpKeys::isHexDigit)) {
 				return null;
 			}
 			words[i] = Integer.parseInt(part, 16);
@@ -158,6 +158,10 @@ public final class IpKeys {
 			words[hexParts + 1] = ((ipv4[2] & 0xff) << 8) | (ipv4[3] & 0xff);
 		}
 		return words;
+	}
+
+	private static boolean isHexDigit(int c) {
+		return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 	}
 
 	private static boolean isIpv4Mapped(byte[] bytes) {

@@ -47,7 +47,7 @@ class IpKeysTests {
 	@ValueSource(strings = { "", " ", "/var/run/app.sock", "localhost", "example.com", "1.2.3", "1.2.3.4.5",
 			"256.1.1.1", "1.2.3.-4", "1.2.3.4 ", "01234.1.1.1", "1.2.3.4:8080", "1.2.3.4%eth0", "2001:db8::1::2",
 			":::", "1:2:3:4:5:6:7:8:9", "1:2:3:4:5:6:7::8", "12345::1", "g::1", ":1:2:3:4:5:6:7", "1:2:3:4:5:6:7:",
-			"::1.2.3", "1.2.3.4::", "[2001:db8::1", "[]", "::ffff:1.2.3.256" })
+			"::1.2.3", "1.2.3.4::", "[2001:db8::1", "[]", "::ffff:1.2.3.256", "\uff12001:db8::1", "1.2.3.\u0664" })
 	void textThatIsNoIpAddressShouldBeItsOwnKey(String text) {
 		assertThat(IpKeys.DEFAULT.keyOf(text)).isEqualTo(text);
 	}
