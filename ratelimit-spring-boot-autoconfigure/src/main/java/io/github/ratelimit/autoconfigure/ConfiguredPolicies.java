@@ -14,6 +14,7 @@ import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimiterBackend;
 import io.github.ratelimit.spring.FailureMode;
+import io.github.ratelimit.spring.IpKeys;
 import io.github.ratelimit.spring.KeyResolver;
 import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.RequestKeyResolvers;
@@ -39,10 +40,14 @@ final class ConfiguredPolicies {
 
 	private final BeanFactory beanFactory;
 
-	ConfiguredPolicies(RateLimitProperties properties, RateLimiterBackend backend, BeanFactory beanFactory) {
+	private final IpKeys ipKeys;
+
+	ConfiguredPolicies(RateLimitProperties properties, RateLimiterBackend backend, BeanFactory beanFactory,
+			IpKeys ipKeys) {
 		this.properties = properties;
 		this.backend = backend;
 		this.beanFactory = beanFactory;
+		this.ipKeys = ipKeys;
 	}
 
 	List<PolicyDefinition> definitions() {
@@ -60,7 +65,7 @@ final class ConfiguredPolicies {
 				(settings.getAlgorithm() != null) ? settings.getAlgorithm() : this.properties.getAlgorithm(), limits),
 				"use a policy name without '{' or '}', and limits within the bounds of the policy's algorithm (see the message)");
 		KeyResolver keyResolver = check(prefix + "key",
-				() -> RequestKeyResolvers.of(settings.getKey(), this.beanFactory),
+				() -> RequestKeyResolvers.of(settings.getKey(), this.beanFactory, this.ipKeys),
 				"use ip, global, principal, header:<Name>, param:<name>, expr:<SpEL> or bean:<KeyResolver bean>");
 		if (settings.getCost() < 1) {
 			throw new InvalidRateLimitConfigurationException(prefix + "cost",

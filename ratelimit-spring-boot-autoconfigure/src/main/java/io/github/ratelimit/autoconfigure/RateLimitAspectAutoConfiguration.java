@@ -1,6 +1,7 @@
 package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.spring.CurrentRequest;
+import io.github.ratelimit.spring.IpKeys;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.spring.annotation.RateLimitedAdvisor;
@@ -52,8 +53,8 @@ public final class RateLimitAspectAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitedInterceptor rateLimitedInterceptor(RateLimitedPolicies policies, RateLimitEnforcer enforcer,
-			RateLimitHeaders headers, CurrentRequest currentRequest) {
-		return new RateLimitedInterceptor(policies, enforcer, headers, currentRequest);
+			RateLimitHeaders headers, CurrentRequest currentRequest, IpKeys ipKeys) {
+		return new RateLimitedInterceptor(policies, enforcer, headers, currentRequest, ipKeys);
 	}
 
 	@Bean

@@ -7,12 +7,14 @@ import io.github.ratelimit.core.RateLimiterBackend;
 import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
 import io.github.ratelimit.core.resilience.CircuitBreaker;
 import io.github.ratelimit.core.resilience.DenyCache;
+import io.github.ratelimit.spring.IpKeys;
 import io.github.ratelimit.spring.RateLimitCounters;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitRecorder;
 import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.spring.RateLimitStartupLogger;
 import io.github.ratelimit.spring.RequestKeyResolvers;
+import io.github.ratelimit.spring.web.ForwardedHeadersWarning;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
 
 import org.springframework.beans.factory.BeanFactory;
@@ -20,6 +22,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 
@@ -41,9 +44,22 @@ public final class RateLimitAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitRegistry rateLimitRegistry(RateLimitProperties properties, RateLimiterBackend backend,
-			BeanFactory beanFactory) {
-		return new RateLimitRegistry(backend, new ConfiguredPolicies(properties, backend, beanFactory).definitions(),
-				properties.getAlgorithm(), properties.getFailureMode(), RequestKeyResolvers.ip());
+			BeanFactory beanFactory, IpKeys ipKeys) {
+		return new RateLimitRegistry(backend,
+				new ConfiguredPolicies(properties, backend, beanFactory, ipKeys).definitions(),
+				properties.getAlgorithm(), properties.getFailureMode(), RequestKeyResolvers.ip(ipKeys));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	IpKeys rateLimitIpKeys(RateLimitProperties properties) {
+		RateLimitProperties.Ip ip = properties.getIp();
+		ConfiguredPolicies.check("ratelimit.ip.ipv4-prefix-length",
+				() -> new IpKeys(ip.getIpv4PrefixLength(), IpKeys.DEFAULT_IPV6_PREFIX_LENGTH),
+				"set it between 1 and 32 (32 keys every address on its own)");
+		return ConfiguredPolicies.check("ratelimit.ip.ipv6-prefix-length",
+				() -> new IpKeys(ip.getIpv4PrefixLength(), ip.getIpv6PrefixLength()),
+				"set it between 1 and 128 (64 keys a host's usual /64, 128 every address on its own)");
 	}
 
 	@Bean
@@ -73,6 +89,12 @@ public final class RateLimitAutoConfiguration {
 	@ConditionalOnMissingBean
 	RateLimitHeaders rateLimitHeaders(RateLimitProperties properties) {
 		return new RateLimitHeaders(properties.getHeaders());
+	}
+
+	@Bean
+	@ConditionalOnProperty(name = "server.forward-headers-strategy", havingValue = "framework")
+	ForwardedHeadersWarning rateLimitForwardedHeadersWarning(RateLimitRegistry registry) {
+		return new ForwardedHeadersWarning(registry);
 	}
 
 	/**

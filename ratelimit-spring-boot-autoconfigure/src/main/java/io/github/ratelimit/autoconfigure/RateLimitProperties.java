@@ -67,6 +67,8 @@ public class RateLimitProperties {
 
 	private final Filter filter = new Filter();
 
+	private final Ip ip = new Ip();
+
 	/**
 	 * Policies by name.
 	 */
@@ -146,6 +148,10 @@ public class RateLimitProperties {
 
 	public Filter getFilter() {
 		return this.filter;
+	}
+
+	public Ip getIp() {
+		return this.ip;
 	}
 
 	public Map<String, Policy> getPolicies() {
@@ -316,6 +322,41 @@ public class RateLimitProperties {
 
 		public void setPrincipalOrder(int principalOrder) {
 			this.principalOrder = principalOrder;
+		}
+
+	}
+
+	/**
+	 * How the 'ip' key strategy, and the client IP every other strategy falls back to, identify a client by its
+	 * address.
+	 */
+	public static class Ip {
+
+		/**
+		 * Leading bits of an IPv4 address that identify a client, 1 to 32; 32 keys each address on its own.
+		 */
+		private int ipv4PrefixLength = 32;
+
+		/**
+		 * Leading bits of an IPv6 address that identify a client, 1 to 128; 64 counts a host's whole /64 as one
+		 * client, since one host usually holds one.
+		 */
+		private int ipv6PrefixLength = 64;
+
+		public int getIpv4PrefixLength() {
+			return this.ipv4PrefixLength;
+		}
+
+		public void setIpv4PrefixLength(int ipv4PrefixLength) {
+			this.ipv4PrefixLength = ipv4PrefixLength;
+		}
+
+		public int getIpv6PrefixLength() {
+			return this.ipv6PrefixLength;
+		}
+
+		public void setIpv6PrefixLength(int ipv6PrefixLength) {
+			this.ipv6PrefixLength = ipv6PrefixLength;
 		}
 
 	}

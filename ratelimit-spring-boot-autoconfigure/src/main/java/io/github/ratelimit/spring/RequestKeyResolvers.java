@@ -25,13 +25,15 @@ import org.springframework.util.StringUtils;
  * The key strategies of configuration: {@code ip}, {@code global}, {@code principal}, {@code header:<Name>},
  * {@code param:<name>}, {@code expr:<SpEL over the request>} and {@code bean:<KeyResolver bean>}.
  * <p>
- * {@code ip} is the connection's {@linkplain RateLimitRequest#remoteAddress() remote address}: behind a proxy, turn on Spring Boot's forwarded header
- * support ({@code server.forward-headers-strategy}); {@code X-Forwarded-For} is never trusted here. A strategy that
- * finds nothing (a missing header, an anonymous user) counts the request under the client's IP address, as the key
- * {@code ip:<address>} (see {@link #orIp(KeyResolver)}); so does an {@code expr:} expression that fails on a
- * request (the first failure is logged as a warning, later ones at debug level). {@code expr:} is evaluated in a
- * {@link SimpleEvaluationContext}: it reads the request's properties and calls its instance methods, with the request
- * as root and as {@code #request}; type references, constructors, bean references and assignments stop start-up.
+ * {@code ip} is the connection's {@linkplain RateLimitRequest#remoteAddress() remote address}, grouped by its network
+ * prefix ({@link IpKeys}: IPv6 by {@code /64} unless configured): behind a proxy, turn on Spring Boot's forwarded
+ * header support ({@code server.forward-headers-strategy=native}, with the proxies trusted); {@code X-Forwarded-For}
+ * is never read here. A strategy that finds nothing (a missing header, an anonymous user) counts the request under the
+ * client's IP address, as the key {@code ip:<address prefix>} (see {@link #orIp(KeyResolver, IpKeys)}); so does an
+ * {@code expr:} expression that fails on a request (the first failure is logged as a warning, later ones at debug
+ * level). {@code expr:} is evaluated in a {@link SimpleEvaluationContext}: it reads the request's properties and
+ * calls its instance methods, with the request as root and as {@code #request}; type references, constructors, bean
+ * references and assignments stop start-up.
  */
 public final class RequestKeyResolvers {
 
@@ -42,8 +44,6 @@ public final class RequestKeyResolvers {
 
 	private static final SpelExpressionParser PARSER = new SpelExpressionParser();
 
-	private static final KeyResolver IP = RateLimitRequest::remoteAddress;
-
 	private static final String FALLBACK_PREFIX = "ip:";
 
 	private static final String ESCAPE = "~";
@@ -52,35 +52,45 @@ public final class RequestKeyResolvers {
 	}
 
 	/**
-	 * The client's IP address as the server reports it.
+	 * The client's IP address as the server reports it, grouped by the {@linkplain IpKeys#DEFAULT default prefixes}.
 	 * @return the resolver
 	 */
 	public static KeyResolver ip() {
-		return IP;
+		return ip(IpKeys.DEFAULT);
+	}
+
+	/**
+	 * The client's IP address as the server reports it, grouped by its network prefix.
+	 * @param ipKeys the prefixes that identify a client
+	 * @return the resolver
+	 */
+	public static KeyResolver ip(IpKeys ipKeys) {
+		return (request) -> ipKeys.keyOf(request.remoteAddress());
 	}
 
 	/**
 	 * The resolver of a configured key strategy, falling back to the client's IP address.
 	 * @param strategy the strategy, such as {@code header:X-Api-Key}
 	 * @param beanFactory where {@code bean:} resolvers are looked up
+	 * @param ipKeys the prefixes that identify a client by its address
 	 * @return the resolver
 	 * @throws IllegalArgumentException when the strategy is unknown, incomplete, an unparsable expression, or names
 	 * no {@link KeyResolver} bean
 	 */
-	public static KeyResolver of(String strategy, BeanFactory beanFactory) {
+	public static KeyResolver of(String strategy, BeanFactory beanFactory, IpKeys ipKeys) {
 		String trimmed = strategy.trim();
 		int colon = trimmed.indexOf(':');
 		String kind = (colon < 0) ? trimmed : trimmed.substring(0, colon);
 		String argument = (colon < 0) ? "" : trimmed.substring(colon + 1).trim();
 		return switch (kind) {
-			case "ip" -> noArgument(strategy, argument, IP);
+			case "ip" -> noArgument(strategy, argument, ip(ipKeys));
 			case "global" -> noArgument(strategy, argument, (request) -> GLOBAL_KEY);
 			case "principal" -> orIp(KeyResolver.afterAuthentication(
-					noArgument(strategy, argument, RequestKeyResolvers::principal)));
-			case "header" -> header(required(strategy, argument));
-			case "param" -> parameter(required(strategy, argument));
-			case "expr" -> orIp(expression(strategy, required(strategy, argument)));
-			case "bean" -> orIp(bean(strategy, required(strategy, argument), beanFactory));
+					noArgument(strategy, argument, RequestKeyResolvers::principal)), ipKeys);
+			case "header" -> orIp(header(required(strategy, argument)), ipKeys);
+			case "param" -> orIp(parameter(required(strategy, argument)), ipKeys);
+			case "expr" -> orIp(expression(strategy, required(strategy, argument)), ipKeys);
+			case "bean" -> orIp(bean(strategy, required(strategy, argument), beanFactory), ipKeys);
 			default -> throw new IllegalArgumentException("Unknown key strategy '" + strategy
 					+ "'; expected ip, global, principal, header:<Name>, param:<name>, expr:<SpEL> or bean:<name>");
 		};
@@ -88,18 +98,19 @@ public final class RequestKeyResolvers {
 
 	/**
 	 * A resolver that falls back to the client's IP address when another finds no key. The fallback key is
-	 * {@code ip:<address>}, and a key found that could be mistaken for one (starting with {@code ip:} or
-	 * {@code ~}) is prefixed with {@code ~}, so a client cannot spend another's fallback quota by sending its address
-	 * as, say, an API key.
+	 * {@code ip:<address prefix>}, the {@code ip} key behind {@code ip:}, and a key found that could be mistaken for
+	 * one (starting with {@code ip:} or {@code ~}) is prefixed with {@code ~}, so a client cannot spend another's
+	 * fallback quota by sending its address as, say, an API key.
 	 * @param resolver the resolver
+	 * @param ipKeys the prefixes that identify a client by its address
 	 * @return the resolver with the fallback, {@linkplain KeyResolver#requiresAuthentication() requiring
 	 * authentication} when the resolver does
 	 */
-	public static KeyResolver orIp(KeyResolver resolver) {
+	public static KeyResolver orIp(KeyResolver resolver, IpKeys ipKeys) {
 		KeyResolver withFallback = (request) -> {
 			String key = resolver.resolve(request);
 			if (!StringUtils.hasLength(key)) {
-				return FALLBACK_PREFIX + request.remoteAddress();
+				return FALLBACK_PREFIX + ipKeys.keyOf(request.remoteAddress());
 			}
 			return (key.startsWith(FALLBACK_PREFIX) || key.startsWith(ESCAPE)) ? ESCAPE + key : key;
 		};
@@ -107,11 +118,11 @@ public final class RequestKeyResolvers {
 	}
 
 	private static KeyResolver header(String name) {
-		return orIp((request) -> request.header(name));
+		return (request) -> request.header(name);
 	}
 
 	private static KeyResolver parameter(String name) {
-		return orIp((request) -> request.queryParameter(name));
+		return (request) -> request.queryParameter(name);
 	}
 
 	private static @Nullable String principal(RateLimitRequest request) {

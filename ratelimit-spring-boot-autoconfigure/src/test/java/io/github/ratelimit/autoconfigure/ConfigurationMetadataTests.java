@@ -41,7 +41,8 @@ class ConfigurationMetadataTests {
 			"ratelimit.headers", "ratelimit.timeout", "ratelimit.failure-mode", "ratelimit.fallback.instances",
 			"ratelimit.deny-cache.enabled", "ratelimit.deny-cache.maximum-clients",
 			"ratelimit.in-memory.maximum-clients", "ratelimit.redis.max-reconnect-delay", "ratelimit.filter.enabled",
-			"ratelimit.filter.order", "ratelimit.filter.principal-order",
+			"ratelimit.filter.order", "ratelimit.filter.principal-order", "ratelimit.ip.ipv4-prefix-length",
+			"ratelimit.ip.ipv6-prefix-length",
 			"ratelimit.policies", POLICY + "limits", POLICY + "algorithm", POLICY + "key", POLICY + "paths",
 			POLICY + "exclude-paths", POLICY + "methods", POLICY + "cost", POLICY + "failure-mode",
 			POLICY + "shadow" })

@@ -1,5 +1,6 @@
 package io.github.ratelimit.autoconfigure;
 
+import io.github.ratelimit.spring.IpKeys;
 import io.github.ratelimit.spring.KeyResolver;
 import io.github.ratelimit.test.TestRedisProperties;
 import org.junit.jupiter.api.Test;
@@ -269,6 +270,31 @@ class RateLimitPropertiesValidationTests {
 			.withPropertyValues("ratelimit.timeout=" + timeout)
 			.run((context) -> assertAnalysis(InvalidConfiguration.of(context), context.getStartupFailure(),
 					"ratelimit.timeout", "100ms"));
+	}
+
+	@ParameterizedTest
+	@ValueSource(ints = { 0, 33, -1 })
+	void ipv4PrefixLengthOutOfRangeShouldFailStartUp(int length) {
+		assertInvalid("ratelimit.ip.ipv4-prefix-length", "between 1 and 32",
+				"ratelimit.ip.ipv4-prefix-length=" + length);
+	}
+
+	@ParameterizedTest
+	@ValueSource(ints = { 0, 129 })
+	void ipv6PrefixLengthOutOfRangeShouldFailStartUp(int length) {
+		assertInvalid("ratelimit.ip.ipv6-prefix-length", "between 1 and 128",
+				"ratelimit.ip.ipv6-prefix-length=" + length);
+	}
+
+	@Test
+	void ipPrefixLengthsShouldGroupClientAddresses() {
+		this.contextRunner
+			.withPropertyValues("ratelimit.ip.ipv4-prefix-length=24", "ratelimit.ip.ipv6-prefix-length=48")
+			.run((context) -> {
+				IpKeys ipKeys = context.getBean(IpKeys.class);
+				assertThat(ipKeys.keyOf("203.0.113.7")).isEqualTo("203.0.113.0/24");
+				assertThat(ipKeys.keyOf("2001:db8:1:2::7")).isEqualTo("2001:db8:1::/48");
+			});
 	}
 
 	@Test

@@ -23,7 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * enough that no permit is refilled while a test runs, so counts are exact however slow the machine.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = { "sample.embedded-redis=never",
-		"ratelimit.policies.hello.limits=5/1h", "ratelimit.policies.orders.limits=10/1h" })
+		"ratelimit.policies.hello.limits=5/1h", "ratelimit.policies.orders.limits=10/1h",
+		"ratelimit.policies.orders-ip.limits=30/1h" })
 @AutoConfigureRestTestClient
 class SampleApplicationTests {
 

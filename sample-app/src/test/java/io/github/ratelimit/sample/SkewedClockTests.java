@@ -131,7 +131,9 @@ class SkewedClockTests {
 				started.add(ShiftedClockSample.start(offset, backend, "ratelimit.key-prefix=" + prefix,
 						"ratelimit.policies.hello.limits=5/1m", "ratelimit.policies.hello.algorithm=fixed-window",
 						"ratelimit.policies.hello.key=header:X-Client",
-						"ratelimit.policies.orders.limits=100/1h,1000/1d"));
+						"ratelimit.policies.orders.limits=100/1h,1000/1d",
+						// every request comes from one address: the per-IP limit must not bind before the API key's
+						"ratelimit.policies.orders-ip.limits=10000/1h"));
 			}
 			for (ShiftedClockSample instance : started) {
 				instance.awaitReady();

@@ -9,6 +9,7 @@ import java.util.function.BiConsumer;
 
 import io.github.ratelimit.spring.CurrentRequest;
 import io.github.ratelimit.spring.FirstWarning;
+import io.github.ratelimit.spring.IpKeys;
 import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitOutcome;
@@ -50,6 +51,8 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 
 	private final CurrentRequest currentRequest;
 
+	private final IpKeys ipKeys;
+
 	private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
 
 	private final FirstWarning keyFailures = new FirstWarning(logger);
@@ -60,13 +63,15 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 	 * @param enforcer the enforcer
 	 * @param headers the header writer, for responses of admitted calls inside web requests
 	 * @param currentRequest the web request a call is made in, if any
+	 * @param ipKeys how a client is identified by its address, for calls whose key expression finds nothing
 	 */
 	public RateLimitedInterceptor(RateLimitedPolicies policies, RateLimitEnforcer enforcer, RateLimitHeaders headers,
-			CurrentRequest currentRequest) {
+			CurrentRequest currentRequest, IpKeys ipKeys) {
 		this.policies = policies;
 		this.enforcer = enforcer;
 		this.headers = headers;
 		this.currentRequest = currentRequest;
+		this.ipKeys = ipKeys;
 	}
 
 	@Override
@@ -112,7 +117,7 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 		if (request == null) {
 			return StringUtils.hasLength(key) ? key : RequestKeyResolvers.GLOBAL_KEY;
 		}
-		return RequestKeyResolvers.orIp((current) -> key).resolve(request);
+		return RequestKeyResolvers.orIp((current) -> key, this.ipKeys).resolve(request);
 	}
 
 	private @Nullable String evaluateKey(AnnotatedPolicy limit, Expression expression, @Nullable Object[] args,

@@ -85,6 +85,19 @@ class RateLimitedWebRequestTests {
 	}
 
 	@Test
+	void defaultKeyShouldCountEveryAddressOfAnIpv6Slash64AsOneClient() {
+		assertThat(from("2001:db8:7:1::1", "/web/by-address")).hasStatusOk();
+		assertThat(from("2001:db8:7:1:ffff::2", "/web/by-address")).hasStatus(HttpStatus.TOO_MANY_REQUESTS);
+		assertThat(from("2001:db8:7:2::1", "/web/by-address")).hasStatusOk();
+	}
+
+	@Test
+	void keyExpressionThatYieldsNullShouldCountAnIpv6ClientByItsSlash64() {
+		assertThat(from("2001:db8:8:1::1", "/web/null-key")).hasStatusOk();
+		assertThat(from("2001:db8:8:1::2", "/web/null-key")).hasStatus(HttpStatus.TOO_MANY_REQUESTS);
+	}
+
+	@Test
 	void costBelowOneShouldBeABadRequestChargingNothing() {
 		assertBadRequest(get("/web/units").param("units", "0"));
 		assertBadRequest(get("/web/units").param("units", "-3"));
@@ -163,6 +176,12 @@ class RateLimitedWebRequestTests {
 		@GetMapping("/null-key")
 		@RateLimited(name = "null-key", limits = "1/1h", key = "#tenant")
 		public String nullKey(@RequestParam(required = false) String tenant) {
+			return "ok";
+		}
+
+		@GetMapping("/by-address")
+		@RateLimited(name = "by-address", limits = "1/1h")
+		public String byAddress() {
 			return "ok";
 		}
 

@@ -66,6 +66,27 @@ class RequestKeyStrategyTests {
 	}
 
 	@Test
+	void ipShouldCountEveryAddressOfAnIpv6Slash64AsOneClient() {
+		assertAdmitted(get("/ip").with(Clients.from("2001:db8:5:1::1")));
+		assertRefused(get("/ip").with(Clients.from("2001:db8:5:1:abcd::1")));
+		assertAdmitted(get("/ip").with(Clients.from("2001:db8:5:2::1")));
+	}
+
+	@Test
+	void ipShouldCountAnIpv4MappedAddressAsTheIpv4Address() {
+		String client = Clients.newAddress();
+		assertAdmitted(get("/ip").with(Clients.from("::ffff:" + client)));
+		assertRefused(get("/ip").with(Clients.from(client)));
+	}
+
+	@Test
+	void fallbackShouldCountAnIpv6ClientByItsSlash64() {
+		assertAdmitted(get("/header").with(Clients.from("2001:db8:6:1::1")));
+		assertRefused(get("/header").with(Clients.from("2001:db8:6:1::2")));
+		assertAdmitted(get("/header").with(Clients.from("2001:db8:6:2::1")));
+	}
+
+	@Test
 	void globalShouldCountEveryClientTogether() {
 		assertAdmitted(get("/global"));
 		assertRefused(get("/global").with(Clients.from(Clients.newAddress())));

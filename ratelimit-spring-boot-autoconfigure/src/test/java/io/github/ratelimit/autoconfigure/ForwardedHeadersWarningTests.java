@@ -1,0 +1,74 @@
+package io.github.ratelimit.autoconfigure;
+
+import io.github.ratelimit.spring.web.ForwardedHeadersWarning;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests that start-up warns once when {@code server.forward-headers-strategy=framework} lets clients choose the address
+ * an {@code ip} policy counts them by, and stays quiet otherwise.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class ForwardedHeadersWarningTests {
+
+	private static final String WARNING = "server.forward-headers-strategy=framework takes the client's address";
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(RateLimitRedisAutoConfiguration.class, RateLimitAutoConfiguration.class))
+		.withPropertyValues("ratelimit.backend=in-memory", "ratelimit.policies.hello.paths=/api/hello",
+				"ratelimit.policies.hello.limits=5/10s", "ratelimit.policies.orders.paths=/api/orders",
+				"ratelimit.policies.orders.limits=10/1m", "ratelimit.policies.orders.key=header:X-Api-Key");
+
+	@Test
+	void frameworkStrategyWithAnIpPolicyShouldWarnOnceNamingThePolicyAndTheSafeSetting(CapturedOutput output) {
+		this.contextRunner.withPropertyValues("server.forward-headers-strategy=framework").run((context) -> {
+			assertThat(context).hasSingleBean(ForwardedHeadersWarning.class);
+			assertThat(output.getOut().lines().filter((line) -> line.contains(WARNING))).singleElement()
+				.satisfies((line) -> assertThat(line).contains(" WARN ")
+					.contains("rate limit policies hello count each address")
+					.contains("server.forward-headers-strategy=native")
+					.contains("server.tomcat.remoteip.internal-proxies")
+					.contains("'Keys and proxies'"));
+		});
+	}
+
+	@Test
+	void frameworkStrategyWrittenInCapitalsShouldWarnToo(CapturedOutput output) {
+		this.contextRunner.withPropertyValues("server.forward-headers-strategy=FRAMEWORK")
+			.run((context) -> assertThat(output).contains(WARNING));
+	}
+
+	@Test
+	void frameworkStrategyWithoutIpPoliciesShouldNotWarn(CapturedOutput output) {
+		this.contextRunner.withPropertyValues("server.forward-headers-strategy=framework",
+				"ratelimit.policies.hello.key=global")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(output).doesNotContain(WARNING);
+			});
+	}
+
+	@Test
+	void nativeStrategyShouldNotWarn(CapturedOutput output) {
+		this.contextRunner.withPropertyValues("server.forward-headers-strategy=native").run((context) -> {
+			assertThat(context).doesNotHaveBean(ForwardedHeadersWarning.class);
+			assertThat(output).doesNotContain(WARNING);
+		});
+	}
+
+	@Test
+	void noStrategyShouldNotWarn(CapturedOutput output) {
+		this.contextRunner.run((context) -> {
+			assertThat(context).doesNotHaveBean(ForwardedHeadersWarning.class);
+			assertThat(output).doesNotContain(WARNING);
+		});
+	}
+
+}

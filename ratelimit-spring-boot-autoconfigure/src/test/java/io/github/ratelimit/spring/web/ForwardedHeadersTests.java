@@ -1,0 +1,146 @@
+package io.github.ratelimit.spring.web;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.IntFunction;
+import java.util.stream.Stream;
+
+import io.github.ratelimit.test.HttpProbe;
+import io.github.ratelimit.test.TestRedisProperties;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests, on a real Tomcat over real HTTP, what an {@code ip} policy counts when clients forge forwarding headers and
+ * the proxy in front appends the address it saw, as proxies usually do: under {@code native} the client the trusted
+ * proxy saw, whatever was forged; under {@code framework} whatever the client wrote first, unless the edge proxy
+ * overwrites the headers. Every request comes from 127.0.0.1, a trusted proxy by default. Real clients use
+ * 203.0.113.0/24 and 2001:db8::/32, forged addresses 198.51.100.0/24: none of them a default internal proxy.
+ */
+class ForwardedHeadersTests {
+
+	private static final int LIMIT = 5;
+
+	private static final int REQUESTS = 10;
+
+	private static final List<ConfigurableApplicationContext> started = new ArrayList<>();
+
+	private static HttpProbe nativeStrategy;
+
+	private static HttpProbe nativeWithOneTrustedProxy;
+
+	private static HttpProbe nativeBehindAnUntrustedProxy;
+
+	private static HttpProbe frameworkStrategy;
+
+	@BeforeAll
+	static void start() {
+		nativeStrategy = start("server.forward-headers-strategy=native");
+		nativeWithOneTrustedProxy = start("server.forward-headers-strategy=native",
+				"server.tomcat.remoteip.internal-proxies=127.0.0.1/32");
+		nativeBehindAnUntrustedProxy = start("server.forward-headers-strategy=native",
+				"server.tomcat.remoteip.internal-proxies=192.0.2.1/32");
+		frameworkStrategy = start("server.forward-headers-strategy=framework");
+	}
+
+	@AfterAll
+	static void stop() {
+		started.forEach(ConfigurableApplicationContext::close);
+	}
+
+	@Test
+	void nativeShouldCountTheClientTheProxyAppendedWhateverForwardedForItForged() {
+		assertThat(admitted(nativeStrategy, (i) -> new String[] { "X-Forwarded-For", forged(i) + ", 203.0.113.1" }))
+			.isEqualTo(LIMIT);
+	}
+
+	@Test
+	void nativeShouldIgnoreAForgedForwardedHeader() {
+		assertThat(admitted(nativeStrategy,
+				(i) -> new String[] { "Forwarded", "for=" + forged(i), "X-Forwarded-For", "203.0.113.2" }))
+			.isEqualTo(LIMIT);
+	}
+
+	@Test
+	void nativeShouldCountEveryAddressOfOneIpv6Slash64AsOneClient() {
+		assertThat(admitted(nativeStrategy, (i) -> new String[] { "X-Forwarded-For", "2001:db8:3:4::" + (i + 1) }))
+			.isEqualTo(LIMIT);
+		assertThat(admitted(nativeStrategy, (i) -> new String[] { "X-Forwarded-For", "2001:db8:3:5::1" }))
+			.isEqualTo(LIMIT);
+	}
+
+	@Test
+	void nativeShouldTrustForwardedForFromAPrivateClientAsFromAProxyWhileEveryPrivateRangeIsAnInternalProxy() {
+		assertThat(admitted(nativeStrategy, (i) -> new String[] { "X-Forwarded-For", forged(i) + ", 10.9.8.7" }))
+			.isEqualTo(REQUESTS);
+	}
+
+	@Test
+	void nativeWithOnlyTheRealProxyTrustedShouldCountAPrivateClientWhateverItForged() {
+		assertThat(admitted(nativeWithOneTrustedProxy,
+				(i) -> new String[] { "X-Forwarded-For", forged(i) + ", 10.9.8.7" }))
+			.isEqualTo(LIMIT);
+	}
+
+	@Test
+	void nativeShouldIgnoreForwardedForOnAConnectionFromAnAddressThatIsNoTrustedProxy() {
+		assertThat(admitted(nativeBehindAnUntrustedProxy,
+				(i) -> new String[] { "X-Forwarded-For", "203.0.113." + (10 + i) }))
+			.isEqualTo(LIMIT);
+	}
+
+	@Test
+	void frameworkShouldCountEachForgedLeftmostForwardedForAsANewClient() {
+		assertThat(admitted(frameworkStrategy, (i) -> new String[] { "X-Forwarded-For", forged(i) + ", 203.0.113.3" }))
+			.isEqualTo(REQUESTS);
+	}
+
+	@Test
+	void frameworkShouldCountEachForgedForwardedHeaderAsANewClientEvenWhenForwardedForIsOverwritten() {
+		assertThat(admitted(frameworkStrategy,
+				(i) -> new String[] { "Forwarded", "for=" + forged(i), "X-Forwarded-For", "203.0.113.4" }))
+			.isEqualTo(REQUESTS);
+	}
+
+	@Test
+	void frameworkBehindAnEdgeProxyThatOverwritesTheForwardingHeadersShouldCountTheClient() {
+		assertThat(admitted(frameworkStrategy, (i) -> new String[] { "X-Forwarded-For", "203.0.113.5" }))
+			.isEqualTo(LIMIT);
+	}
+
+	private static String forged(int i) {
+		return "198.51.100." + (i + 1);
+	}
+
+	/** Sends {@link #REQUESTS} requests, the i-th with the headers {@code headers} gives it, and counts the 200s. */
+	private static int admitted(HttpProbe server, IntFunction<String[]> headers) {
+		int admitted = 0;
+		for (int i = 0; i < REQUESTS; i++) {
+			int status = server.get("/ip", headers.apply(i)).statusCode();
+			assertThat(status).isIn(200, 429);
+			admitted += (status == 200) ? 1 : 0;
+		}
+		return admitted;
+	}
+
+	private static HttpProbe start(String... properties) {
+		String[] arguments = Stream.of(Stream.of(TestRedisProperties.values()),
+				Stream.of("server.port=0", "spring.main.banner-mode=off", "ratelimit.policies.by-ip.paths=/ip",
+						"ratelimit.policies.by-ip.limits=" + LIMIT + "/1h"),
+				Stream.of(properties))
+			.flatMap((stream) -> stream)
+			.map((property) -> "--" + property)
+			.toArray(String[]::new);
+		ConfigurableApplicationContext context = new SpringApplicationBuilder(FilterTestApplication.class)
+			.run(arguments);
+		started.add(context);
+		return new HttpProbe(context.getEnvironment().getRequiredProperty("local.server.port", Integer.class));
+	}
+
+}
