@@ -90,26 +90,24 @@ class ClockIndependenceTests {
 				ShiftedClockJvm late = ShiftedClockJvm.start(Duration.ofSeconds(45), policy, "ratelimit")) {
 			assertReadsAClockShiftedBy(early, Duration.ofSeconds(-45));
 			assertReadsAClockShiftedBy(late, Duration.ofSeconds(45));
-			RedisTime.awaitWindowWithAtLeast(redis, limit, 20_000_000);
-			long windowEnd = (RedisTime.micros(redis) / limit.periodMicros() + 1) * limit.periodMicros();
 			List<ShiftedClockJvm> jvms = List.of(early, late);
-			String client = "client-" + UUID.randomUUID();
-			int admitted = 0;
-			for (int i = 0; i < 10; i++) {
-				long before = RedisTime.micros(redis);
-				ShiftedClockJvm.Answer answer = jvms.get(i % 2).tryAcquireOnRedis(client);
-				long after = RedisTime.micros(redis);
-				admitted += answer.allowed() ? 1 : 0;
+			WindowOfDecisions onRedis = decideOnRedisInOneWindow(jvms, redis, limit);
+			long windowEnd = onRedis.windowEnd();
+			assertThat(onRedis.decisions()).hasSize(10)
+				.allSatisfy((decision) -> assertThat(decision.after()).as("decided before the window ended")
+					.isLessThan(windowEnd));
+			assertThat(onRedis.decisions()).filteredOn((decision) -> decision.answer().allowed()).hasSize(5);
+			for (TimedAnswer decision : onRedis.decisions()) {
 				// whichever JVM decides, it is the window Redis' clock is in
-				assertThat(answer.resetMicros()).as("reset of decision %d", i)
-					.isBetween(windowEnd - after, windowEnd - before);
+				assertThat(decision.answer().resetMicros()).as("reset of %s", decision)
+					.isBetween(windowEnd - decision.after(), windowEnd - decision.before());
 			}
-			assertThat(admitted).isEqualTo(5);
 			// the same check on limiters that read their JVM's clock fails for every decision: the skew is real
-			// enough to move a limiter that reads it
+			// enough to move a limiter that reads it (their windows end 15 s or 45 s away from Redis', so this holds
+			// even once Redis' window has ended)
 			for (int i = 0; i < 10; i++) {
 				long before = RedisTime.micros(redis);
-				ShiftedClockJvm.Answer answer = jvms.get(i % 2).tryAcquireInMemory(client);
+				ShiftedClockJvm.Answer answer = jvms.get(i % 2).tryAcquireInMemory(onRedis.client());
 				long after = RedisTime.micros(redis);
 				assertThat(answer.resetMicros()).as("in-memory reset of decision %d", i)
 					.satisfiesAnyOf((reset) -> assertThat(reset).isLessThan(windowEnd - after),
@@ -119,6 +117,29 @@ class ClockIndependenceTests {
 		finally {
 			connectionFactory.destroy();
 		}
+	}
+
+	/**
+	 * Ten decisions of a fresh client on Redis, alternating between the JVMs, each timed by Redis' clock, in a window
+	 * with at least 20 s left. A busy machine may still outlast that: then they are made again, for another client
+	 * in a later window, so that the counts asserted are those of one window rather than of a race with its end.
+	 */
+	private static WindowOfDecisions decideOnRedisInOneWindow(List<ShiftedClockJvm> jvms, StringRedisTemplate redis,
+			Limit limit) throws InterruptedException {
+		WindowOfDecisions attempt = null;
+		for (int i = 0; i < 3 && (attempt == null || !attempt.withinWindow()); i++) {
+			RedisTime.awaitWindowWithAtLeast(redis, limit, 20_000_000);
+			long windowEnd = (RedisTime.micros(redis) / limit.periodMicros() + 1) * limit.periodMicros();
+			String client = "client-" + UUID.randomUUID();
+			List<TimedAnswer> decisions = new ArrayList<>();
+			for (int decision = 0; decision < 10; decision++) {
+				long before = RedisTime.micros(redis);
+				ShiftedClockJvm.Answer answer = jvms.get(decision % 2).tryAcquireOnRedis(client);
+				decisions.add(new TimedAnswer(before, RedisTime.micros(redis), answer));
+			}
+			attempt = new WindowOfDecisions(client, windowEnd, decisions);
+		}
+		return attempt;
 	}
 
 	private static void assertReadsAClockShiftedBy(ShiftedClockJvm jvm, Duration offset) {
@@ -193,6 +214,23 @@ class ClockIndependenceTests {
 				addConstant(dynamic.getBootstrapMethodArgument(i), methods);
 			}
 		}
+	}
+
+	/**
+	 * Decisions of one client, and the end of the window they were meant to fall in.
+	 */
+	private record WindowOfDecisions(String client, long windowEnd, List<TimedAnswer> decisions) {
+
+		boolean withinWindow() {
+			return this.decisions.get(this.decisions.size() - 1).after() < this.windowEnd;
+		}
+
+	}
+
+	/**
+	 * A decision and Redis' time, in microseconds, just before it was asked for and just after it was answered.
+	 */
+	private record TimedAnswer(long before, long after, ShiftedClockJvm.Answer answer) {
 	}
 
 	static final class ReadsTheClock {

@@ -17,7 +17,8 @@ import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * A real Redis Cluster of embedded Redis server processes on free local ports: each master started with
+ * A real Redis Cluster of embedded Redis server processes on free local ports ({@link ClusterPorts}: each at most
+ * 55535, with its cluster bus port free too): each master started with
  * {@code cluster-enabled yes}, given an equal range of the 16384 slots with CLUSTER ADDSLOTS, introduced to the
  * others with CLUSTER MEET, and ready once CLUSTER INFO says {@code cluster_state:ok} on every node. No replicas: the
  * cluster is for spreading keys and load, not for failover (see {@link EmbeddedRedisSentinel}).
@@ -62,7 +63,7 @@ public final class EmbeddedRedisCluster extends RedisProcesses {
 
 	private void startNodes(int masters) {
 		for (int i = 0; i < masters; i++) {
-			int port = TestRedis.freePort();
+			int port = ClusterPorts.freePort();
 			try {
 				start(RedisServer.newRedisServer()
 					.port(port)
@@ -188,7 +189,6 @@ public final class EmbeddedRedisCluster extends RedisProcesses {
 			.findFirst()
 			.orElseThrow();
 	}
-
 
 	/**
 	 * Moves one slot and its keys from its master to another, the way {@code redis-cli --cluster reshard} does:

@@ -15,7 +15,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 /**
  * A real Sentinel setup of embedded Redis processes on free local ports: a master, one replica of it, and three
- * sentinels monitoring {@value #MASTER} with a quorum of 2, {@code down-after-milliseconds 1000} and
+ * sentinels monitoring {@value #MASTER} with a quorum of 2, {@code down-after-milliseconds 3000} (long enough that
+ * a master slowed by a busy machine is not taken for down, which would fail over before a test kills it) and
  * {@code failover-timeout 3000}. Ready once the replica is in sync and every sentinel knows the replica and the
  * other two sentinels, so that a failover can be agreed on. {@link #close()} stops every process.
  */
@@ -63,7 +64,7 @@ public final class EmbeddedRedisSentinel extends RedisProcesses {
 				.masterName(MASTER)
 				.masterPort(masterPort)
 				.quorumSize(2)
-				.downAfterMilliseconds(1000)
+				.downAfterMilliseconds(3000)
 				.failOverTimeout(3000)
 				.parallelSyncs(1)
 				.onShutdownForceStop(true)

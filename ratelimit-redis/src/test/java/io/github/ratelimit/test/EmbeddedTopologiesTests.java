@@ -14,11 +14,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 class EmbeddedTopologiesTests {
 
 	@Test
-	void clusterOfThreeMastersServesEverySlotAndStopsEveryProcessOnClose() {
+	void clusterOfThreeMastersWithTheirBusPortsServesEverySlotAndStopsEveryProcessOnClose() {
 		List<Integer> ports;
 		try (EmbeddedRedisCluster cluster = EmbeddedRedisCluster.start(3)) {
 			ports = cluster.ports();
 			assertThat(ports).hasSize(3).allMatch(TestRedis::listening);
+			assertThat(ports).as("cluster bus ports, 10000 above each node's")
+				.allMatch((port) -> port <= ClusterPorts.HIGHEST && TestRedis.listening(ClusterPorts.busPort(port)));
 			for (int port : ports) {
 				String info = cluster.on(port, (redis) -> redis.clusterInfo());
 				assertThat(info).contains("cluster_state:ok", "cluster_slots_assigned:16384", "cluster_known_nodes:3",

@@ -37,7 +37,9 @@ final class RunningSample implements AutoCloseable {
 	}
 
 	/**
-	 * The command line of an instance: a random port, the test Redis, no embedded Redis, then the given properties.
+	 * The command line of an instance: a random port, the test Redis, no embedded Redis, the generous decision
+	 * timeout of tests that are not about timeouts ({@link TestRedis#TIMEOUT}: a call slowed by a busy machine must
+	 * not fail open and break an exact count), then the given properties.
 	 * @param properties {@code name=value} pairs, each replacing the default of that name
 	 * @return the arguments
 	 */
@@ -48,6 +50,7 @@ final class RunningSample implements AutoCloseable {
 		values.put("spring.data.redis.host", redis.host());
 		values.put("spring.data.redis.port", Integer.toString(redis.port()));
 		values.put("sample.embedded-redis", "never");
+		values.put("ratelimit.timeout", TestRedis.TIMEOUT.toMillis() + "ms");
 		for (String property : properties) {
 			int equals = property.indexOf('=');
 			values.put(property.substring(0, equals), property.substring(equals + 1));
