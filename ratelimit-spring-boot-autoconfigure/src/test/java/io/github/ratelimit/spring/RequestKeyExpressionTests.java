@@ -34,7 +34,7 @@ class RequestKeyExpressionTests {
 	void expressionsThatCanNeverBeEvaluatedFailAtStartUp(String expression, String what) {
 		this.beanFactory.registerSingleton("rateLimitRegistry", new Object());
 		assertThatIllegalArgumentException()
-			.isThrownBy(() -> RequestKeyResolvers.of("expr:" + expression, this.beanFactory))
+			.isThrownBy(() -> RequestKeyResolvers.of("expr:" + expression, this.beanFactory, IpKeys.DEFAULT))
 			.withMessageContaining("expr:" + expression)
 			.withMessageContaining(what);
 	}
@@ -47,7 +47,7 @@ class RequestKeyExpressionTests {
 	}
 
 	private String resolve(String expression) {
-		return RequestKeyResolvers.of("expr:" + expression, this.beanFactory)
+		return RequestKeyResolvers.of("expr:" + expression, this.beanFactory, IpKeys.DEFAULT)
 			.resolve(new ServletRateLimitRequest(request()));
 	}
 
