@@ -39,6 +39,8 @@ class ConfigurationMetadataTests {
 	@ParameterizedTest
 	@ValueSource(strings = { "ratelimit.enabled", "ratelimit.backend", "ratelimit.key-prefix", "ratelimit.algorithm",
 			"ratelimit.headers", "ratelimit.timeout", "ratelimit.failure-mode", "ratelimit.fallback.instances",
+			"ratelimit.circuit-breaker.failure-rate-threshold", "ratelimit.circuit-breaker.window",
+			"ratelimit.circuit-breaker.minimum-calls", "ratelimit.circuit-breaker.open-duration",
 			"ratelimit.deny-cache.enabled", "ratelimit.filter.enabled", "ratelimit.filter.order",
 			"ratelimit.policies", POLICY + "limits", POLICY + "algorithm", POLICY + "key", POLICY + "paths",
 			POLICY + "exclude-paths", POLICY + "methods", POLICY + "cost", POLICY + "failure-mode",

@@ -39,6 +39,10 @@ class RateLimitPropertiesBindingTests {
 			assertThat(properties.getFailureMode()).isEqualTo(FailureMode.OPEN);
 			assertThat(properties.getFallback().getInstances()).isEqualTo(1);
 			assertThat(properties.getDenyCache().isEnabled()).isTrue();
+			assertThat(properties.getCircuitBreaker().getFailureRateThreshold()).isEqualTo(50);
+			assertThat(properties.getCircuitBreaker().getWindow()).isEqualTo(Duration.ofSeconds(1));
+			assertThat(properties.getCircuitBreaker().getMinimumCalls()).isEqualTo(10);
+			assertThat(properties.getCircuitBreaker().getOpenDuration()).isEqualTo(Duration.ofSeconds(1));
 			assertThat(properties.getFilter().isEnabled()).isTrue();
 			assertThat(properties.getPolicies()).isEmpty();
 		});
@@ -50,7 +54,9 @@ class RateLimitPropertiesBindingTests {
 			.withPropertyValues("ratelimit.key-prefix=shop", "ratelimit.algorithm=sliding-window",
 					"ratelimit.headers=ietf", "ratelimit.timeout=250ms", "ratelimit.failure-mode=local",
 					"ratelimit.fallback.instances=3", "ratelimit.deny-cache.enabled=false",
-					"ratelimit.filter.enabled=false", "ratelimit.filter.order=5")
+					"ratelimit.filter.enabled=false", "ratelimit.filter.order=5",
+					"ratelimit.circuit-breaker.failure-rate-threshold=80", "ratelimit.circuit-breaker.window=5s",
+					"ratelimit.circuit-breaker.minimum-calls=20", "ratelimit.circuit-breaker.open-duration=2s")
 			.run((context) -> {
 				RateLimitProperties properties = context.getBean(RateLimitProperties.class);
 				assertThat(properties.getBackend()).isEqualTo(RateLimitProperties.Backend.IN_MEMORY);
@@ -63,6 +69,10 @@ class RateLimitPropertiesBindingTests {
 				assertThat(properties.getDenyCache().isEnabled()).isFalse();
 				assertThat(properties.getFilter().isEnabled()).isFalse();
 				assertThat(properties.getFilter().getOrder()).isEqualTo(5);
+				assertThat(properties.getCircuitBreaker().getFailureRateThreshold()).isEqualTo(80);
+				assertThat(properties.getCircuitBreaker().getWindow()).isEqualTo(Duration.ofSeconds(5));
+				assertThat(properties.getCircuitBreaker().getMinimumCalls()).isEqualTo(20);
+				assertThat(properties.getCircuitBreaker().getOpenDuration()).isEqualTo(Duration.ofSeconds(2));
 			});
 	}
 
