@@ -178,10 +178,10 @@ public class RateLimitEnforcer {
 	 */
 	private RateLimitOutcome fail(PolicyDefinition policy, String key, long permits, @Nullable Throwable error,
 			boolean backendFailed) {
-		Limit limit = policy.policy().limits().get(0);
 		return switch (policy.failureMode()) {
 			case OPEN -> {
 				warn(backendFailed, policy, "letting requests through (failure-mode open)", error);
+				Limit limit = policy.policy().limits().get(0);
 				yield new RateLimitOutcome(policy,
 						new Decision(true, limit, limit.capacity(), Duration.ZERO, Duration.ZERO, Duration.ZERO, true,
 								List.of()),
@@ -189,18 +189,38 @@ public class RateLimitEnforcer {
 			}
 			case CLOSED -> {
 				warn(backendFailed, policy, "refusing requests with 503 (failure-mode closed)", error);
-				yield new RateLimitOutcome(policy,
-						new Decision(false, limit, 0, this.breaker.retryAfter(), Duration.ZERO, this.breaker.retryAfter(),
-								true, policy.policy().limits()),
-						RateLimitOutcome.Kind.FAILED_CLOSED, permits);
+				yield refusal(policy, permits);
 			}
 			case LOCAL -> {
 				warn(backendFailed, policy, "deciding with this instance's limiter, limits divided by " + this.fallbackInstances
 						+ " (failure-mode local)", error);
-				yield new RateLimitOutcome(policy, fallback(policy).tryAcquire(key, permits),
-						RateLimitOutcome.Kind.FALLBACK, permits);
+				yield local(policy, key, permits);
 			}
 		};
+	}
+
+	/**
+	 * The local limiter's outcome, or, when it fails on this request too (a bug in its inputs, which neither limiter
+	 * can decide), a 503 refusal: a request that breaks limiting is not let through unlimited.
+	 */
+	private RateLimitOutcome local(PolicyDefinition policy, String key, long permits) {
+		try {
+			return new RateLimitOutcome(policy, fallback(policy).tryAcquire(key, permits), RateLimitOutcome.Kind.FALLBACK,
+					permits);
+		}
+		catch (RuntimeException ex) {
+			this.bugs.error(policy.name() + ":local:" + ex.getClass().getName(), "The local limiter of rate limit policy '"
+					+ policy.name() + "' failed on a request too; refusing it with 503: " + ex, ex);
+			return refusal(policy, permits);
+		}
+	}
+
+	private RateLimitOutcome refusal(PolicyDefinition policy, long permits) {
+		Limit limit = policy.policy().limits().get(0);
+		return new RateLimitOutcome(policy,
+				new Decision(false, limit, 0, this.breaker.retryAfter(), Duration.ZERO, this.breaker.retryAfter(), true,
+						policy.policy().limits()),
+				RateLimitOutcome.Kind.FAILED_CLOSED, permits);
 	}
 
 	private RateLimiter fallback(PolicyDefinition policy) {

@@ -73,6 +73,16 @@ class RateLimitEnforcerTests {
 	}
 
 	@Test
+	void aPoisonRequestTheLocalLimiterCannotDecideEitherIsRefusedWithoutAnError() {
+		PolicyDefinition local = policy("local", "100/1h", FailureMode.LOCAL);
+		// an empty key: both the policy's limiter and the local one refuse to decide it
+		assertThat(this.enforcer.enforce(local, "", 1).kind()).isEqualTo(RateLimitOutcome.Kind.FAILED_CLOSED);
+		assertThat(this.enforcer.enforce(local, FailingBackend.POISON, 1).kind())
+			.isEqualTo(RateLimitOutcome.Kind.FALLBACK);
+		assertThat(this.breaker.isOpen()).isFalse();
+	}
+
+	@Test
 	void backendFailuresOpenTheBreakerAtTheThresholdAndAProbeClosesIt() {
 		PolicyDefinition policy = policy("hello", "1000/1h", FailureMode.OPEN);
 		this.backend.failure = () -> new BackendDown("connection refused");
