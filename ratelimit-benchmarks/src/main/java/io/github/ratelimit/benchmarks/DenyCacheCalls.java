@@ -42,8 +42,7 @@ final class DenyCacheCalls {
 					List.of(), Set.of(), 1, FailureMode.OPEN, false);
 			// as the starter ships it: 10,000 clients, each answered from the cache for at most one second
 			DenyCache cache = cacheOn ? new DenyCache(10_000, Duration.ofSeconds(1)) : null;
-			RateLimitEnforcer enforcer = new RateLimitEnforcer(List.of(), new CircuitBreaker(Duration.ofSeconds(1)),
-					cache, 1);
+			RateLimitEnforcer enforcer = new RateLimitEnforcer(List.of(), backend, new CircuitBreaker(), cache, 1);
 			redis.flushAll();
 			RedisStats before = redis.stats();
 			long allowed = 0;

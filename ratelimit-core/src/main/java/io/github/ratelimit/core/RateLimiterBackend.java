@@ -20,10 +20,32 @@ public interface RateLimiterBackend {
 	String name();
 
 	/**
-	 * Checks that the backend answers, with one bounded round trip at most.
+	 * Checks that the backend decides: one bounded call on the path decisions take (for Redis, a script call that
+	 * writes, so that a Redis refusing scripts or writes is found out although it answers a PING).
 	 * @throws RuntimeException when it does not
 	 */
 	default void check() {
+	}
+
+	/**
+	 * Whether an error thrown by this backend's limiters (or by {@link #check()}) means the backend itself failed,
+	 * such as a lost connection, a timeout or an error reply of the server, rather than something wrong with one
+	 * request. Only such failures may count towards opening a circuit breaker. The in-memory backend never fails.
+	 * @param error the error, possibly wrapped in a {@link java.util.concurrent.CompletionException}
+	 * @return whether the backend failed
+	 */
+	default boolean isBackendFailure(Throwable error) {
+		return false;
+	}
+
+	/**
+	 * Whether an error means the backend did not answer in time: the call may still have been carried out (and
+	 * consumed permits) after the caller stopped waiting.
+	 * @param error the error, possibly wrapped in a {@link java.util.concurrent.CompletionException}
+	 * @return whether the call timed out
+	 */
+	default boolean isTimeout(Throwable error) {
+		return false;
 	}
 
 }

@@ -1,7 +1,9 @@
 package io.github.ratelimit.redis;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -20,6 +22,7 @@ import reactor.core.Disposable;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.QueryTimeoutException;
+import org.springframework.data.redis.RedisConnectionFailureException;
 import org.springframework.data.redis.RedisSystemException;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -28,8 +31,11 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * Sends the backend's commands straight to Lettuce's native async API, on the connection the application's
  * {@link LettuceConnectionFactory} gives (its shared connection unless sharing is off), with pre-encoded keys and
  * arguments and the script's precomputed SHA-1. A call waits on Lettuce's own future, at most the decision timeout.
- * After every (re)connection Lettuce announces, the scripts are loaded again, so a restarted, failed-over or new
- * node never answers a decision with NOSCRIPT.
+ * While the connection is down (Lettuce reconnecting), a call fails at once with a
+ * {@link RedisConnectionFailureException} rather than waiting in Lettuce's queue for the timeout, and being carried
+ * out after its caller gave up. After every (re)connection Lettuce announces, the scripts are loaded again, so a
+ * restarted, failed-over or new node never answers a decision with NOSCRIPT. A caller interrupted while it waits
+ * gets a {@link CancellationException} (not a timeout) and keeps its interrupt flag.
  */
 final class LettuceScriptExecutor implements ScriptExecutor {
 
@@ -85,7 +91,14 @@ final class LettuceScriptExecutor implements ScriptExecutor {
 
 	@Override
 	public CompletionStage<List<Object>> runAsync(LuaScript script, byte[][] keys, byte[][] arguments) {
-		return evaluate(script, keys, arguments).toCompletableFuture()
+		CompletionStage<List<Object>> call;
+		try {
+			call = evaluate(script, keys, arguments);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		return call.toCompletableFuture()
 			.orTimeout(this.timeout.toNanos(), TimeUnit.NANOSECONDS)
 			.exceptionally((error) -> {
 				throw translate(unwrap(error), "EVALSHA");
@@ -94,12 +107,7 @@ final class LettuceScriptExecutor implements ScriptExecutor {
 
 	@Override
 	public void delete(byte[][] keys) {
-		await(commands().del(keys), "DEL");
-	}
-
-	@Override
-	public void ping() {
-		await(commands().ping(), "PING");
+		await(connectedCommands("DEL").del(keys), "DEL");
 	}
 
 	@Override
@@ -118,7 +126,7 @@ final class LettuceScriptExecutor implements ScriptExecutor {
 	}
 
 	private CompletionStage<List<Object>> evaluate(LuaScript script, byte[][] keys, byte[][] arguments) {
-		RedisClusterAsyncCommands<byte[], byte[]> commands = commands();
+		RedisClusterAsyncCommands<byte[], byte[]> commands = connectedCommands("EVALSHA");
 		CompletionStage<List<Object>> call = commands.evalsha(script.sha1(), ScriptOutputType.MULTI, keys, arguments);
 		return call.exceptionallyCompose((error) -> (unwrap(error) instanceof RedisNoScriptException)
 				? commands.eval(script.bytes(), ScriptOutputType.MULTI, keys, arguments)
@@ -152,9 +160,18 @@ final class LettuceScriptExecutor implements ScriptExecutor {
 		return loads;
 	}
 
-	private RedisClusterAsyncCommands<byte[], byte[]> commands() {
+	/**
+	 * The commands of the held connection, if it is connected: a command sent while Lettuce reconnects would wait in
+	 * its queue until the timeout, and then perhaps run after all.
+	 */
+	private RedisClusterAsyncCommands<byte[], byte[]> connectedCommands(String command) {
 		Held current = this.held;
-		return ((current != null) ? current : connect()).commands();
+		RedisClusterAsyncCommands<byte[], byte[]> commands = ((current != null) ? current : connect()).commands();
+		if (!commands.isOpen()) {
+			throw new RedisConnectionFailureException(
+					"Redis is not connected (Lettuce is reconnecting); " + command + " not sent");
+		}
+		return commands;
 	}
 
 	@SuppressWarnings("unchecked")
@@ -178,7 +195,10 @@ final class LettuceScriptExecutor implements ScriptExecutor {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			future.cancel(false);
-			throw new QueryTimeoutException("Interrupted while waiting for Redis to answer " + command, ex);
+			CancellationException interrupted = new CancellationException(
+					"Interrupted while waiting for Redis to answer " + command);
+			interrupted.initCause(ex);
+			throw interrupted;
 		}
 		catch (TimeoutException ex) {
 			future.cancel(false);
@@ -195,6 +215,10 @@ final class LettuceScriptExecutor implements ScriptExecutor {
 		}
 		if (error instanceof DataAccessException dataAccess) {
 			return dataAccess;
+		}
+		if (error instanceof IOException) {
+			return new RedisConnectionFailureException("Redis connection lost during " + command + ": "
+					+ error.getMessage(), error);
 		}
 		if (error instanceof RuntimeException runtime) {
 			DataAccessException translated = this.connectionFactory.translateExceptionIfPossible(runtime);

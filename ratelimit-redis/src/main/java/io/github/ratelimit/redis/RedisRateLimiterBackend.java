@@ -4,13 +4,18 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletionException;
 
 import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimitKeys;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RateLimiterBackend;
 
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.InvalidDataAccessApiUsageException;
+import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.util.ClassUtils;
@@ -30,12 +35,19 @@ public class RedisRateLimiterBackend implements RateLimiterBackend, AutoCloseabl
 	/** How long a decision waits for Redis unless told otherwise. */
 	public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(100);
 
+	/** The name of the policy whose limiter {@link #check()} runs, on a key of its own. */
+	public static final String PROBE_POLICY = "ratelimit-health-check";
+
+	private static final String PROBE_KEY = "probe";
+
 	private static final boolean LETTUCE_PRESENT = ClassUtils.isPresent("io.lettuce.core.RedisClient",
 			RedisRateLimiterBackend.class.getClassLoader());
 
 	private final ScriptExecutor redis;
 
 	private final String keyPrefix;
+
+	private final RateLimiter probe;
 
 	/**
 	 * Creates a backend on a connection factory, whose decisions wait at most 100 ms for Redis.
@@ -59,6 +71,7 @@ public class RedisRateLimiterBackend implements RateLimiterBackend, AutoCloseabl
 		}
 		this.keyPrefix = RateLimitKeys.checkPrefix(keyPrefix);
 		this.redis = executor(connectionFactory, timeout);
+		this.probe = limiter(new Policy(PROBE_POLICY, Algorithm.GCRA, List.of(new Limit(1_000_000, Duration.ofSeconds(1)))));
 	}
 
 	/**
@@ -72,6 +85,10 @@ public class RedisRateLimiterBackend implements RateLimiterBackend, AutoCloseabl
 
 	@Override
 	public RateLimiter create(Policy policy) {
+		return limiter(policy);
+	}
+
+	private RateLimiter limiter(Policy policy) {
 		return new RedisRateLimiter(policy, this.redis, LuaScript.of(policy.algorithm()),
 				new RateLimitKeys(this.keyPrefix, policy));
 	}
@@ -81,9 +98,32 @@ public class RedisRateLimiterBackend implements RateLimiterBackend, AutoCloseabl
 		return "redis";
 	}
 
+	/**
+	 * Makes one decision on a reserved key ({@code <prefix>:}{@value #PROBE_POLICY}{@code :...}, expiring within a
+	 * second) through the same script call, connection and timeout as every decision: a Redis that answers PING but
+	 * refuses scripts or writes ({@code OOM command not allowed}, {@code READONLY}, {@code NOSCRIPT} that cannot be
+	 * reloaded) fails it.
+	 */
 	@Override
 	public void check() {
-		this.redis.ping();
+		this.probe.tryAcquire(PROBE_KEY);
+	}
+
+	/**
+	 * Spring's {@link DataAccessException}s of the Redis client, into which every executor turns Lettuce's errors:
+	 * connection failures, timeouts ({@link QueryTimeoutException}) and Redis' error replies
+	 * ({@link org.springframework.data.redis.RedisSystemException}), but not a misuse of the API. A caller interrupted
+	 * while it waited ({@link java.util.concurrent.CancellationException}) is not a failure of Redis.
+	 */
+	@Override
+	public boolean isBackendFailure(Throwable error) {
+		Throwable cause = unwrap(error);
+		return cause instanceof DataAccessException && !(cause instanceof InvalidDataAccessApiUsageException);
+	}
+
+	@Override
+	public boolean isTimeout(Throwable error) {
+		return unwrap(error) instanceof QueryTimeoutException;
 	}
 
 	/**
@@ -117,6 +157,14 @@ public class RedisRateLimiterBackend implements RateLimiterBackend, AutoCloseabl
 		return Arrays.stream(new LimitArguments(policy).of(permits, consume))
 			.map((argument) -> new String(argument, StandardCharsets.US_ASCII))
 			.toList();
+	}
+
+	private static Throwable unwrap(Throwable error) {
+		Throwable cause = error;
+		while (cause instanceof CompletionException && cause.getCause() != null) {
+			cause = cause.getCause();
+		}
+		return cause;
 	}
 
 	private static ScriptExecutor executor(RedisConnectionFactory connectionFactory, Duration timeout) {

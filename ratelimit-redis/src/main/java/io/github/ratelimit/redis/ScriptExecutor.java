@@ -42,11 +42,6 @@ interface ScriptExecutor extends AutoCloseable {
 	 */
 	void delete(byte[][] keys);
 
-	/**
-	 * Sends a PING and waits for the answer at most the decision timeout.
-	 */
-	void ping();
-
 	@Override
 	void close();
 

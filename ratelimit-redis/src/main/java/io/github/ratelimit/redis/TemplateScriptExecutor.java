@@ -78,13 +78,6 @@ final class TemplateScriptExecutor implements ScriptExecutor {
 	}
 
 	@Override
-	public void ping() {
-		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			connection.ping();
-		}
-	}
-
-	@Override
 	public void close() {
 	}
 

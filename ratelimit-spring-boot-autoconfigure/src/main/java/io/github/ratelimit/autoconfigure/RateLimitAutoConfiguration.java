@@ -35,8 +35,6 @@ import org.springframework.context.annotation.Bean;
 @EnableConfigurationProperties(RateLimitProperties.class)
 public final class RateLimitAutoConfiguration {
 
-	/** How long decisions skip a backend that has just failed before one request probes it again. */
-	static final Duration BREAKER_OPEN_INTERVAL = Duration.ofSeconds(1);
 
 	/** The longest the deny cache answers for a client before Redis is asked again. */
 	static final Duration DENY_CACHE_MAX_AGE = Duration.ofSeconds(1);
@@ -76,11 +74,12 @@ public final class RateLimitAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitEnforcer rateLimitEnforcer(RateLimitProperties properties, ObjectProvider<RateLimitRecorder> recorders) {
+	RateLimitEnforcer rateLimitEnforcer(RateLimitProperties properties, RateLimiterBackend backend,
+			ObjectProvider<RateLimitRecorder> recorders) {
 		int instances = fallbackInstances(properties);
 		long denyCacheClients = maximumClients("ratelimit.deny-cache.maximum-clients",
 				properties.getDenyCache().getMaximumClients());
-		return new RateLimitEnforcer(recorders.orderedStream().toList(), new CircuitBreaker(BREAKER_OPEN_INTERVAL),
+		return new RateLimitEnforcer(recorders.orderedStream().toList(), backend, circuitBreaker(properties),
 				properties.getDenyCache().isEnabled() ? new DenyCache(denyCacheClients, DENY_CACHE_MAX_AGE) : null,
 				instances, inMemoryBackend(properties, "fallback"));
 	}
@@ -151,6 +150,38 @@ public final class RateLimitAutoConfiguration {
 					"set it to the number of instances that share the limits", null);
 		}
 		return instances;
+	}
+
+	/**
+	 * Checks the circuit breaker's settings and builds it.
+	 * @param properties the properties
+	 * @return the breaker
+	 */
+	static CircuitBreaker circuitBreaker(RateLimitProperties properties) {
+		RateLimitProperties.CircuitBreaker settings = properties.getCircuitBreaker();
+		int threshold = settings.getFailureRateThreshold();
+		if (threshold < 1 || threshold > 100) {
+			throw new InvalidRateLimitConfigurationException("ratelimit.circuit-breaker.failure-rate-threshold",
+					"the failure rate threshold is a percentage from 1 to 100, was " + threshold,
+					"set a percentage such as 50", null);
+		}
+		positive("ratelimit.circuit-breaker.window", settings.getWindow(), "set a window such as 1s");
+		if (settings.getMinimumCalls() < 1) {
+			throw new InvalidRateLimitConfigurationException("ratelimit.circuit-breaker.minimum-calls",
+					"the minimum number of calls must be at least 1, was " + settings.getMinimumCalls(),
+					"set a number such as 10", null);
+		}
+		positive("ratelimit.circuit-breaker.open-duration", settings.getOpenDuration(),
+				"set a duration such as 1s");
+		return new CircuitBreaker(threshold, settings.getWindow(), settings.getMinimumCalls(),
+				settings.getOpenDuration());
+	}
+
+	private static void positive(String property, Duration duration, String action) {
+		if (duration.isNegative() || duration.isZero()) {
+			throw new InvalidRateLimitConfigurationException(property, "the duration must be positive, was " + duration,
+					action, null);
+		}
 	}
 
 	/**

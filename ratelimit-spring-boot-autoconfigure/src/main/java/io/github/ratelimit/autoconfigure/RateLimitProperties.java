@@ -61,6 +61,8 @@ public class RateLimitProperties {
 
 	private final InMemory inMemory = new InMemory();
 
+	private final CircuitBreaker circuitBreaker = new CircuitBreaker();
+
 	private final DenyCache denyCache = new DenyCache();
 
 	private final Redis redis = new Redis();
@@ -136,6 +138,10 @@ public class RateLimitProperties {
 
 	public InMemory getInMemory() {
 		return this.inMemory;
+	}
+
+	public CircuitBreaker getCircuitBreaker() {
+		return this.circuitBreaker;
 	}
 
 	public DenyCache getDenyCache() {
@@ -217,6 +223,68 @@ public class RateLimitProperties {
 
 		public void setMaximumClients(long maximumClients) {
 			this.maximumClients = maximumClients;
+		}
+
+	}
+
+	/**
+	 * The circuit breaker that skips the backend while it fails: only failures of the backend itself (connection
+	 * failures, timeouts, error replies) count, never an error of one request.
+	 */
+	public static class CircuitBreaker {
+
+		/**
+		 * Failure rate, in percent (1 to 100), of the backend calls within the window at or above which the breaker
+		 * opens.
+		 */
+		private int failureRateThreshold = 50;
+
+		/**
+		 * Span of time over which the failure rate is measured (a sliding window of ten time buckets).
+		 */
+		private Duration window = Duration.ofSeconds(1);
+
+		/**
+		 * Fewest backend calls within the window for their failure rate to open the breaker.
+		 */
+		private int minimumCalls = 10;
+
+		/**
+		 * How long the breaker stays open, deciding by the failure mode without the backend, before one call probes
+		 * the backend again.
+		 */
+		private Duration openDuration = Duration.ofSeconds(1);
+
+		public int getFailureRateThreshold() {
+			return this.failureRateThreshold;
+		}
+
+		public void setFailureRateThreshold(int failureRateThreshold) {
+			this.failureRateThreshold = failureRateThreshold;
+		}
+
+		public Duration getWindow() {
+			return this.window;
+		}
+
+		public void setWindow(Duration window) {
+			this.window = window;
+		}
+
+		public int getMinimumCalls() {
+			return this.minimumCalls;
+		}
+
+		public void setMinimumCalls(int minimumCalls) {
+			this.minimumCalls = minimumCalls;
+		}
+
+		public Duration getOpenDuration() {
+			return this.openDuration;
+		}
+
+		public void setOpenDuration(Duration openDuration) {
+			this.openDuration = openDuration;
 		}
 
 	}

@@ -6,8 +6,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.commons.logging.Log;
 
 /**
- * Logs a failure that can repeat on every request (a key expression failing on some input) as a warning the first
- * time per source, and at debug level after that, so a client cannot flood the log.
+ * Logs a failure that can repeat on every request (a key expression failing on some input) as a warning (or an
+ * error) the first time per source, and at debug level after that, so a client cannot flood the log.
  */
 public final class FirstWarning {
 
@@ -34,6 +34,22 @@ public final class FirstWarning {
 		}
 		else if (this.logger.isDebugEnabled()) {
 			this.logger.debug(message);
+		}
+	}
+
+	/**
+	 * Logs a failure that is a bug: as an error with its stack trace if it is the first of its source, else at debug
+	 * level.
+	 * @param source what failed, such as a policy and the type of its error
+	 * @param message the message
+	 * @param error the error
+	 */
+	public void error(Object source, String message, Throwable error) {
+		if (this.warned.add(source)) {
+			this.logger.error(message + " (logged once; further failures at debug level)", error);
+		}
+		else if (this.logger.isDebugEnabled()) {
+			this.logger.debug(message, error);
 		}
 	}
 

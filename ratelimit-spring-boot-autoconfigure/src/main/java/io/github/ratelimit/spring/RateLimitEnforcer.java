@@ -2,6 +2,7 @@ package io.github.ratelimit.spring;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -9,6 +10,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.core.RateLimiterBackend;
 import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
 import io.github.ratelimit.core.resilience.CircuitBreaker;
 import io.github.ratelimit.core.resilience.DenyCache;
@@ -20,10 +22,13 @@ import org.jspecify.annotations.Nullable;
  * Enforces policies: the one path by which both the servlet filter and {@code @RateLimited} reach a limiter.
  * <p>
  * It asks the deny cache first (a client the backend refused a moment ago is refused again without a call), then
- * the policy's limiter, unless the circuit breaker says the backend has just failed. When the backend fails or times
- * out, the policy's failure mode decides: {@code open} lets the request through (and warns, at most every
- * {@value #WARNING_INTERVAL_SECONDS} s), {@code closed} refuses it with 503, {@code local} asks an in-process limiter
- * whose limits are divided by the number of instances. A backend error never reaches the caller.
+ * the policy's limiter, unless the circuit breaker says the backend is failing. When the limiter throws, the policy's
+ * failure mode decides: {@code open} lets the request through, {@code closed} refuses it with 503, {@code local} asks
+ * an in-process limiter whose limits are divided by the number of instances. What the error was decides the rest:
+ * a failure of the backend (as the backend itself tells) is reported to the breaker and warned of at most every
+ * {@value #WARNING_INTERVAL_SECONDS} s, and a timeout is counted as such; anything else is a bug in that one request
+ * (logged at ERROR once per policy and error type) or an interrupted caller, and the breaker never hears of it. No
+ * error of the limiter reaches the caller.
  */
 public class RateLimitEnforcer {
 
@@ -32,6 +37,8 @@ public class RateLimitEnforcer {
 	private static final Log logger = LogFactory.getLog(RateLimitEnforcer.class);
 
 	private final List<RateLimitRecorder> recorders;
+
+	private final RateLimiterBackend backend;
 
 	private final CircuitBreaker breaker;
 
@@ -45,54 +52,48 @@ public class RateLimitEnforcer {
 
 	private final AtomicLong nextWarning = new AtomicLong(System.nanoTime());
 
-	/**
-	 * Creates an enforcer that records nothing, with a one-second circuit breaker, a deny cache and no division of
-	 * limits for the local fallback.
-	 */
-	public RateLimitEnforcer() {
-		this(List.of());
-	}
+	private final FirstWarning bugs = new FirstWarning(logger);
 
 	/**
-	 * Creates an enforcer with a one-second circuit breaker, a deny cache and no division of limits for the local
+	 * Creates an enforcer with the default circuit breaker, a deny cache and no division of limits for the local
 	 * fallback.
+	 * @param backend the backend of the policies' limiters, which tells its failures from other errors
 	 * @param recorders told of every outcome
 	 */
-	public RateLimitEnforcer(List<RateLimitRecorder> recorders) {
-		this(recorders, new CircuitBreaker(Duration.ofSeconds(1)), new DenyCache(10_000, Duration.ofSeconds(1)), 1);
+	public RateLimitEnforcer(RateLimiterBackend backend, List<RateLimitRecorder> recorders) {
+		this(recorders, backend, new CircuitBreaker(), new DenyCache(10_000, Duration.ofSeconds(1)), 1);
 	}
 
 	/**
 	 * Creates an enforcer.
 	 * @param recorders told of every outcome
+	 * @param backend the backend of the policies' limiters, which tells its failures from other errors
 	 * @param breaker the circuit breaker of the backend
 	 * @param denyCache the cache of recent refusals, or {@code null} to ask the backend every time
 	 * @param fallbackInstances the number every limit is divided by for the {@code local} failure mode
 	 */
-	public RateLimitEnforcer(List<RateLimitRecorder> recorders, CircuitBreaker breaker, @Nullable DenyCache denyCache,
-			int fallbackInstances) {
-		this(recorders, breaker, denyCache, fallbackInstances, new InMemoryRateLimiterBackend());
+	public RateLimitEnforcer(List<RateLimitRecorder> recorders, RateLimiterBackend backend, CircuitBreaker breaker,
+			@Nullable DenyCache denyCache, int fallbackInstances) {
+		this(recorders, backend, breaker, denyCache, fallbackInstances, new InMemoryRateLimiterBackend());
 	}
 
 	/**
 	 * Creates an enforcer.
 	 * @param recorders told of every outcome
+	 * @param backend the backend of the policies' limiters, which tells its failures from other errors
 	 * @param breaker the circuit breaker of the backend
 	 * @param denyCache the cache of recent refusals, or {@code null} to ask the backend every time
 	 * @param fallbackInstances the number every limit is divided by for the {@code local} failure mode
 	 * @param fallbackBackend where the {@code local} failure mode keeps its state (bounded like any in-memory backend)
 	 */
-	public RateLimitEnforcer(List<RateLimitRecorder> recorders, CircuitBreaker breaker, @Nullable DenyCache denyCache,
-			int fallbackInstances, InMemoryRateLimiterBackend fallbackBackend) {
+	public RateLimitEnforcer(List<RateLimitRecorder> recorders, RateLimiterBackend backend, CircuitBreaker breaker,
+			@Nullable DenyCache denyCache, int fallbackInstances, InMemoryRateLimiterBackend fallbackBackend) {
 		this.fallbackBackend = fallbackBackend;
 		this.recorders = List.copyOf(recorders);
+		this.backend = backend;
 		this.breaker = breaker;
 		this.denyCache = denyCache;
 		this.fallbackInstances = fallbackInstances;
-		if (denyCache != null) {
-			// the backend is back, perhaps empty: what it refused before is no guide now
-			breaker.whenRecovered(denyCache::clear);
-		}
 	}
 
 	/**
@@ -110,8 +111,9 @@ public class RateLimitEnforcer {
 		if (cached != null) {
 			return record(new RateLimitOutcome(policy, cached, refusedKind(policy), permits), -1);
 		}
-		if (!this.breaker.tryCall()) {
-			return record(fail(policy, key, permits, this.breaker.lastError()), -1);
+		long ticket = this.breaker.tryCall();
+		if (ticket == CircuitBreaker.NOT_PERMITTED) {
+			return record(fail(policy, key, permits, this.breaker.lastError(), true), -1);
 		}
 		long start = System.nanoTime();
 		long denyCacheStart = (this.denyCache != null) ? this.denyCache.now() : 0;
@@ -120,11 +122,16 @@ public class RateLimitEnforcer {
 			decision = policy.limiter().tryAcquire(key, permits);
 		}
 		catch (RuntimeException ex) {
-			this.breaker.onFailure(ex);
-			return record(fail(policy, key, permits, ex), System.nanoTime() - start);
+			long backendNanos = System.nanoTime() - start;
+			boolean backendFailed = report(policy, ticket, ex);
+			return record(fail(policy, key, permits, ex, backendFailed), backendNanos);
+		}
+		catch (Error error) {
+			this.breaker.onIgnored(ticket);
+			throw error;
 		}
 		long backendNanos = System.nanoTime() - start;
-		this.breaker.onSuccess();
+		this.breaker.onSuccess(ticket);
 		if (decision.allowed()) {
 			return record(new RateLimitOutcome(policy, decision, RateLimitOutcome.Kind.ALLOWED, permits), backendNanos);
 		}
@@ -132,6 +139,33 @@ public class RateLimitEnforcer {
 			this.denyCache.remember(policy.name(), key, permits, decision, denyCacheStart);
 		}
 		return record(new RateLimitOutcome(policy, decision, refusedKind(policy), permits), backendNanos);
+	}
+
+	/**
+	 * Tells the breaker, the recorders and the log what a limiter's error was.
+	 * @return whether the backend failed
+	 */
+	private boolean report(PolicyDefinition policy, long ticket, RuntimeException error) {
+		if (this.backend.isBackendFailure(error)) {
+			this.breaker.onFailure(ticket, error);
+			if (this.backend.isTimeout(error)) {
+				for (RateLimitRecorder recorder : this.recorders) {
+					recorder.timedOut(policy);
+				}
+			}
+			return true;
+		}
+		this.breaker.onIgnored(ticket);
+		if (Thread.currentThread().isInterrupted()) {
+			logger.debug("Rate limit decision of policy '" + policy.name() + "' interrupted; failure mode "
+					+ mode(policy) + " applied", error);
+		}
+		else {
+			this.bugs.error(policy.name() + ":" + error.getClass().getName(), "Rate limit policy '" + policy.name()
+					+ "' failed on a request, not because of its backend (failure mode " + mode(policy)
+					+ " applied to that request only): " + error, error);
+		}
+		return false;
 	}
 
 	/**
@@ -154,30 +188,55 @@ public class RateLimitEnforcer {
 		return this.breaker;
 	}
 
-	private RateLimitOutcome fail(PolicyDefinition policy, String key, long permits, @Nullable Throwable error) {
-		Limit limit = policy.policy().limits().get(0);
+	/**
+	 * The outcome the policy's failure mode gives a request its limiter could not decide.
+	 * @param backendFailed whether the backend failed (or the breaker is open), so that a warning is due
+	 */
+	private RateLimitOutcome fail(PolicyDefinition policy, String key, long permits, @Nullable Throwable error,
+			boolean backendFailed) {
 		return switch (policy.failureMode()) {
 			case OPEN -> {
-				warn(policy, "letting requests through (failure-mode open)", error);
+				warn(backendFailed, policy, "letting requests through (failure-mode open)", error);
+				Limit limit = policy.policy().limits().get(0);
 				yield new RateLimitOutcome(policy,
 						new Decision(true, limit, limit.capacity(), Duration.ZERO, Duration.ZERO, Duration.ZERO, true,
 								List.of()),
 						RateLimitOutcome.Kind.FAILED_OPEN, permits);
 			}
 			case CLOSED -> {
-				warn(policy, "refusing requests with 503 (failure-mode closed)", error);
-				yield new RateLimitOutcome(policy,
-						new Decision(false, limit, 0, this.breaker.retryAfter(), Duration.ZERO, this.breaker.retryAfter(),
-								true, policy.policy().limits()),
-						RateLimitOutcome.Kind.FAILED_CLOSED, permits);
+				warn(backendFailed, policy, "refusing requests with 503 (failure-mode closed)", error);
+				yield refusal(policy, permits);
 			}
 			case LOCAL -> {
-				warn(policy, "deciding with this instance's limiter, limits divided by " + this.fallbackInstances
+				warn(backendFailed, policy, "deciding with this instance's limiter, limits divided by " + this.fallbackInstances
 						+ " (failure-mode local)", error);
-				yield new RateLimitOutcome(policy, fallback(policy).tryAcquire(key, permits),
-						RateLimitOutcome.Kind.FALLBACK, permits);
+				yield local(policy, key, permits);
 			}
 		};
+	}
+
+	/**
+	 * The local limiter's outcome, or, when it fails on this request too (a bug in its inputs, which neither limiter
+	 * can decide), a 503 refusal: a request that breaks limiting is not let through unlimited.
+	 */
+	private RateLimitOutcome local(PolicyDefinition policy, String key, long permits) {
+		try {
+			return new RateLimitOutcome(policy, fallback(policy).tryAcquire(key, permits), RateLimitOutcome.Kind.FALLBACK,
+					permits);
+		}
+		catch (RuntimeException ex) {
+			this.bugs.error(policy.name() + ":local:" + ex.getClass().getName(), "The local limiter of rate limit policy '"
+					+ policy.name() + "' failed on a request too; refusing it with 503: " + ex, ex);
+			return refusal(policy, permits);
+		}
+	}
+
+	private RateLimitOutcome refusal(PolicyDefinition policy, long permits) {
+		Limit limit = policy.policy().limits().get(0);
+		return new RateLimitOutcome(policy,
+				new Decision(false, limit, 0, this.breaker.retryAfter(), Duration.ZERO, this.breaker.retryAfter(), true,
+						policy.policy().limits()),
+				RateLimitOutcome.Kind.FAILED_CLOSED, permits);
 	}
 
 	private RateLimiter fallback(PolicyDefinition policy) {
@@ -185,7 +244,14 @@ public class RateLimitEnforcer {
 				(name) -> this.fallbackBackend.create(policy.policy().dividedBy(this.fallbackInstances)));
 	}
 
-	private void warn(PolicyDefinition policy, String action, @Nullable Throwable error) {
+	private static String mode(PolicyDefinition policy) {
+		return policy.failureMode().name().toLowerCase(Locale.ROOT);
+	}
+
+	private void warn(boolean backendFailed, PolicyDefinition policy, String action, @Nullable Throwable error) {
+		if (!backendFailed) {
+			return;
+		}
 		long next = this.nextWarning.get();
 		long now = System.nanoTime();
 		if (now - next >= 0 && this.nextWarning.compareAndSet(next, now + WARNING_INTERVAL_SECONDS * 1_000_000_000L)) {

@@ -13,4 +13,12 @@ public interface RateLimitRecorder {
 	 */
 	void record(RateLimitOutcome outcome, long backendNanos);
 
+	/**
+	 * Records that a policy's backend call timed out: the request got its failure mode's outcome (recorded as
+	 * usual), and the call may still have been carried out, and consumed permits, after the caller stopped waiting.
+	 * @param policy the policy
+	 */
+	default void timedOut(PolicyDefinition policy) {
+	}
+
 }

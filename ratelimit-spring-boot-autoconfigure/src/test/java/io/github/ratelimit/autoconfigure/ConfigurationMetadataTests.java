@@ -39,6 +39,8 @@ class ConfigurationMetadataTests {
 	@ParameterizedTest
 	@ValueSource(strings = { "ratelimit.enabled", "ratelimit.backend", "ratelimit.key-prefix", "ratelimit.algorithm",
 			"ratelimit.headers", "ratelimit.timeout", "ratelimit.failure-mode", "ratelimit.fallback.instances",
+			"ratelimit.circuit-breaker.failure-rate-threshold", "ratelimit.circuit-breaker.window",
+			"ratelimit.circuit-breaker.minimum-calls", "ratelimit.circuit-breaker.open-duration",
 			"ratelimit.deny-cache.enabled", "ratelimit.deny-cache.maximum-clients",
 			"ratelimit.in-memory.maximum-clients", "ratelimit.redis.max-reconnect-delay", "ratelimit.filter.enabled",
 			"ratelimit.filter.order", "ratelimit.filter.principal-order", "ratelimit.ip.ipv4-prefix-length",

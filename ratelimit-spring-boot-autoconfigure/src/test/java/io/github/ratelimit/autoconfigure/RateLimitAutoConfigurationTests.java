@@ -207,7 +207,8 @@ class RateLimitAutoConfigurationTests {
 	@Test
 	void userDefinedEnforcerShouldReplaceOurs() {
 		this.contextRunner.withPropertyValues("ratelimit.backend=in-memory")
-			.withBean("userEnforcer", RateLimitEnforcer.class, RateLimitEnforcer::new)
+			.withBean("userEnforcer", RateLimitEnforcer.class,
+					() -> new RateLimitEnforcer(new InMemoryRateLimiterBackend(), List.of()))
 			.run((context) -> assertThat(context).hasSingleBean(RateLimitEnforcer.class)
 				.hasBean("userEnforcer"));
 	}

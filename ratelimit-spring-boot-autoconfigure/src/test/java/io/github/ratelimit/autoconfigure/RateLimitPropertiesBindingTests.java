@@ -42,6 +42,10 @@ class RateLimitPropertiesBindingTests {
 			assertThat(properties.getDenyCache().getMaximumClients()).isEqualTo(10_000);
 			assertThat(properties.getInMemory().getMaximumClients()).isEqualTo(100_000);
 			assertThat(properties.getRedis().getMaxReconnectDelay()).isEqualTo(Duration.ofSeconds(1));
+			assertThat(properties.getCircuitBreaker().getFailureRateThreshold()).isEqualTo(50);
+			assertThat(properties.getCircuitBreaker().getWindow()).isEqualTo(Duration.ofSeconds(1));
+			assertThat(properties.getCircuitBreaker().getMinimumCalls()).isEqualTo(10);
+			assertThat(properties.getCircuitBreaker().getOpenDuration()).isEqualTo(Duration.ofSeconds(1));
 			assertThat(properties.getFilter().isEnabled()).isTrue();
 			assertThat(properties.getPolicies()).isEmpty();
 		});
@@ -55,7 +59,9 @@ class RateLimitPropertiesBindingTests {
 					"ratelimit.fallback.instances=3", "ratelimit.deny-cache.enabled=false",
 					"ratelimit.deny-cache.maximum-clients=500", "ratelimit.in-memory.maximum-clients=2000",
 					"ratelimit.redis.max-reconnect-delay=3s", "ratelimit.filter.enabled=false",
-					"ratelimit.filter.order=5")
+					"ratelimit.filter.order=5",
+					"ratelimit.circuit-breaker.failure-rate-threshold=80", "ratelimit.circuit-breaker.window=5s",
+					"ratelimit.circuit-breaker.minimum-calls=20", "ratelimit.circuit-breaker.open-duration=2s")
 			.run((context) -> {
 				RateLimitProperties properties = context.getBean(RateLimitProperties.class);
 				assertThat(properties.getBackend()).isEqualTo(RateLimitProperties.Backend.IN_MEMORY);
@@ -71,6 +77,10 @@ class RateLimitPropertiesBindingTests {
 				assertThat(properties.getRedis().getMaxReconnectDelay()).isEqualTo(Duration.ofSeconds(3));
 				assertThat(properties.getFilter().isEnabled()).isFalse();
 				assertThat(properties.getFilter().getOrder()).isEqualTo(5);
+				assertThat(properties.getCircuitBreaker().getFailureRateThreshold()).isEqualTo(80);
+				assertThat(properties.getCircuitBreaker().getWindow()).isEqualTo(Duration.ofSeconds(5));
+				assertThat(properties.getCircuitBreaker().getMinimumCalls()).isEqualTo(20);
+				assertThat(properties.getCircuitBreaker().getOpenDuration()).isEqualTo(Duration.ofSeconds(2));
 			});
 	}
 

@@ -261,6 +261,28 @@ class RateLimitPropertiesValidationTests {
 	}
 
 	@ParameterizedTest
+	@ValueSource(strings = { "0", "101" })
+	void circuitBreakerFailureRateThresholdOutsideAPercentageShouldFailStartUp(String threshold) {
+		assertInvalid("ratelimit.circuit-breaker.failure-rate-threshold", "percentage",
+				"ratelimit.circuit-breaker.failure-rate-threshold=" + threshold);
+	}
+
+	@Test
+	void circuitBreakerWindowThatIsNotPositiveShouldFailStartUp() {
+		assertInvalid("ratelimit.circuit-breaker.window", "1s", "ratelimit.circuit-breaker.window=0s");
+	}
+
+	@Test
+	void circuitBreakerMinimumCallsBelowOneShouldFailStartUp() {
+		assertInvalid("ratelimit.circuit-breaker.minimum-calls", "10", "ratelimit.circuit-breaker.minimum-calls=0");
+	}
+
+	@Test
+	void circuitBreakerOpenDurationThatIsNotPositiveShouldFailStartUp() {
+		assertInvalid("ratelimit.circuit-breaker.open-duration", "1s", "ratelimit.circuit-breaker.open-duration=-1s");
+	}
+
+	@ParameterizedTest
 	@ValueSource(strings = { "0s", "-1ms" })
 	void timeoutThatIsNotPositiveShouldFailStartUp(String timeout) {
 		new ApplicationContextRunner()

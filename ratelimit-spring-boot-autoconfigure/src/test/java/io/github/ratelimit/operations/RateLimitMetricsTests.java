@@ -62,6 +62,20 @@ class RateLimitMetricsTests {
 	}
 
 	@Test
+	void timedOutDecisionsAreCountedByPolicy() {
+		this.runner.withBean(SimpleMeterRegistry.class).run((context) -> {
+			SimpleMeterRegistry registry = context.getBean(SimpleMeterRegistry.class);
+			RateLimitMetrics metrics = context.getBean(RateLimitMetrics.class);
+			PolicyDefinition api = context.getBean(RateLimitRegistry.class).find("api").orElseThrow();
+			metrics.timedOut(api);
+			metrics.timedOut(api);
+			assertThat(registry.get(RateLimitMetrics.TIMEOUTS).tags("policy", "api").counter().count()).isEqualTo(2);
+			assertThat(registry.get(RateLimitMetrics.TIMEOUTS).counter().getId().getDescription())
+				.contains("may still have consumed");
+		});
+	}
+
+	@Test
 	void noMeterRegistryMeansNoMetricsButLimitingStillWorks() {
 		this.runner.run((context) -> {
 			assertThat(context).doesNotHaveBean(RateLimitMetrics.class);

@@ -31,8 +31,9 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A real Redis that really fails: stopped and started again on the same port, paused with CLIENT PAUSE, its scripts
- * flushed under load. Every mode answers without a 5xx it did not choose, health follows Redis, limits are exact
+ * A real Redis that really fails: stopped and started again on the same port, paused with CLIENT PAUSE, filled up,
+ * its scripts flushed under load. Every mode answers without a 5xx it did not choose (filter and
+ * {@code @RateLimited} alike) and counts its outcome, health follows Redis and says what is wrong, limits are exact
  * again once it is back, and the deny cache spares Redis the calls of a client already over its limit.
  */
 class RedisTroubleTests {
@@ -68,22 +69,26 @@ class RedisTroubleTests {
 
 	@Test
 	void failOpenServesEveryRequestWhileRedisIsDownThenLimitsExactlyOnceItIsBack() throws Exception {
-		RunningApp app = start("ratelimit.failure-mode=open", "ratelimit.policies.hello.limits=3/1h",
+		RunningApp app = start(GENEROUS_TIMEOUT, "ratelimit.failure-mode=open", "ratelimit.policies.hello.limits=3/1h",
 				"ratelimit.policies.hello.paths=/hello");
-		// over the limit before the outage: Redis refuses, and the deny cache remembers the refusal
 		assertThat(statuses(app, 4)).containsExactly(200, 200, 200, 429);
 		redis.stop();
+		// past the deny cache's longest answer (1 s) for the refused client; and Lettuce has seen the connection
+		// closed, so decisions fail at once rather than at the (long) timeout
 		Thread.sleep(1100);
 		List<Integer> whileDown = statuses(app, 30);
 		assertThat(whileDown).containsOnly(200);
-		assertThat(app.get("/actuator/health/rateLimiter").statusCode()).isEqualTo(503);
-		assertThat(app.get("/actuator/health/rateLimiter").body()).contains("\"DOWN\"", "\"backend\":\"redis\"",
-				"\"failureMode\":\"open\"", "\"error\"");
+		HttpResponse<String> health = app.get("/actuator/health/rateLimiter");
+		assertThat(health.statusCode()).isEqualTo(503);
+		assertThat(health.body()).contains("\"DOWN\"", "\"backend\":\"redis\"", "\"failureMode\":\"open\"",
+				"RedisConnectionFailureException");
+		assertThat(health.body()).as("the connection is refused, not slow").doesNotContain("Timeout");
 		assertThat(app.bean(RateLimitCounters.class).of("hello").failed()).isEqualTo(30);
+		assertThat(count(app, "ratelimit.requests", "outcome:failed-open")).isEqualTo(30);
 
 		redis.restart();
 		awaitHealthUp(app);
-		// Redis came back empty, and the refusal remembered before the outage is forgotten: a fresh bucket of 3
+		// Redis came back empty: a fresh bucket of 3 (the refusal this instance remembered is long expired)
 		assertThat(statuses(app, 5)).containsExactly(200, 200, 200, 429, 429);
 	}
 
@@ -134,6 +139,51 @@ class RedisTroubleTests {
 				.startsWith("application/problem+json");
 			assertThat(response.body()).contains("temporary-reduced-capacity", "\"policy\":\"hello\"");
 		}
+		assertThat(count(app, "ratelimit.requests", "outcome:failed-closed")).isEqualTo(5);
+	}
+
+	@Test
+	void rateLimitedMethodsAndTheEndpointAnswerWhileRedisIsDown() throws InterruptedException {
+		RunningApp app = start(GENEROUS_TIMEOUT, "ratelimit.failure-mode=closed");
+		assertThat(app.get("/annotated").statusCode()).isEqualTo(200);
+		redis.stop();
+		Thread.sleep(500);
+		for (int i = 0; i < 3; i++) {
+			HttpResponse<String> response = app.get("/annotated");
+			assertThat(response.statusCode()).isEqualTo(503);
+			assertThat(response.headers().firstValue("Retry-After")).isPresent();
+			assertThat(response.body()).contains("temporary-reduced-capacity", "\"policy\":\"annotated\"");
+		}
+		HttpResponse<String> policies = app.get("/actuator/ratelimits");
+		assertThat(policies.statusCode()).isEqualTo(200);
+		assertThat(policies.body()).contains("\"annotated\"", "\"failed\":3");
+		// a client's state needs Redis: the operation fails (as documented) rather than guess, and at once
+		assertThat(app.get("/actuator/ratelimits/annotated/127.0.0.1").statusCode()).isEqualTo(500);
+		assertThat(count(app, "ratelimit.requests", "outcome:failed-closed")).isEqualTo(3);
+	}
+
+	@Test
+	void healthIsDownWhileRedisRefusesScriptsAlthoughItAnswersPing() throws InterruptedException {
+		RunningApp app = start(GENEROUS_TIMEOUT, "ratelimit.policies.hello.limits=3/1h",
+				"ratelimit.policies.hello.paths=/hello");
+		assertThat(app.get("/actuator/health/rateLimiter").statusCode()).isEqualTo(200);
+		try {
+			redisCommand((connection) -> {
+				connection.serverCommands().setConfig("maxmemory", "1");
+				return null;
+			});
+			assertThat(redisCommand(RedisConnection::ping)).isEqualTo("PONG");
+			HttpResponse<String> health = app.get("/actuator/health/rateLimiter");
+			assertThat(health.statusCode()).isEqualTo(503);
+			assertThat(health.body()).contains("\"DOWN\"", "OOM");
+		}
+		finally {
+			redisCommand((connection) -> {
+				connection.serverCommands().setConfig("maxmemory", "0");
+				return null;
+			});
+		}
+		awaitHealthUp(app);
 	}
 
 	@Test
@@ -148,6 +198,7 @@ class RedisTroubleTests {
 		assertThat(responses).extracting(HttpResponse::statusCode).containsExactly(200, 200, 200, 429, 429);
 		// the local limiter's counts are not the shared limits': no rate limit headers while it decides
 		assertThat(responses).allSatisfy((response) -> assertThat(response.headers().firstValue("RateLimit")).isEmpty());
+		assertThat(count(app, "ratelimit.requests", "outcome:fallback")).isEqualTo(5);
 	}
 
 	@Test
@@ -159,17 +210,26 @@ class RedisTroubleTests {
 	}
 
 	@Test
-	void pausedRedisIsCutShortByTheDecisionTimeout() throws InterruptedException {
+	void pausedRedisIsCutShortByTheDecisionTimeoutNotTheClientTimeout() throws InterruptedException {
 		RunningApp app = start("ratelimit.failure-mode=open", "ratelimit.timeout=100ms",
-				"ratelimit.policies.hello.limits=100/1h", "ratelimit.policies.hello.paths=/hello");
+				"spring.data.redis.timeout=60s", "ratelimit.circuit-breaker.minimum-calls=100",
+				"ratelimit.policies.hello.limits=100/1h",
+				"ratelimit.policies.hello.paths=/hello");
 		assertThat(statuses(app, 2)).containsOnly(200);
-		long pausedUntil = System.nanoTime() + Duration.ofSeconds(3).toNanos();
-		pause(Duration.ofSeconds(3));
+		Duration pause = Duration.ofSeconds(6);
+		long pausedUntil = System.nanoTime() + pause.toNanos();
+		pause(pause);
+		long start = System.nanoTime();
 		List<Integer> whilePaused = statuses(app, 10);
+		Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
 		long failedWhilePaused = app.bean(RateLimitCounters.class).of("hello").failed();
 		assertThat(whilePaused).containsOnly(200);
-		// each of them was answered by the failure mode, not by Redis once the pause ended
+		// each was answered by the failure mode after about 100 ms, not by Redis once the pause ended, nor by the
+		// client's 60 s timeout: ten answers well within the pause (generous margin for a loaded machine)
 		assertThat(failedWhilePaused).isEqualTo(10);
+		assertThat(elapsed).isLessThan(pause.minusSeconds(1));
+		// every one of them timed out (too few calls to open the breaker): each may still run in Redis later
+		assertThat(count(app, "ratelimit.timeouts", "policy:hello")).isEqualTo(10);
 		Thread.sleep(Math.max(0, (pausedUntil - System.nanoTime()) / 1_000_000) + 100);
 	}
 
@@ -257,6 +317,12 @@ class RedisTroubleTests {
 			statuses.add(app.get("/hello").statusCode());
 		}
 		return statuses;
+	}
+
+	private static double count(RunningApp app, String meter, String tag) {
+		HttpResponse<String> response = app.get("/actuator/metrics/" + meter + "?tag=" + tag);
+		assertThat(response.statusCode()).as("meter %s with %s", meter, tag).isEqualTo(200);
+		return Double.parseDouble(response.body().replaceAll("(?s).*\"statistic\":\"COUNT\",\"value\":([0-9.E]+).*", "$1"));
 	}
 
 	private static void awaitHealthUp(RunningApp app) throws InterruptedException {

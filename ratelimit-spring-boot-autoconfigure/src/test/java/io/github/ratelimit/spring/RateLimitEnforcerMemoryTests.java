@@ -14,6 +14,7 @@ import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.core.RateLimiterBackend;
 import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
 import io.github.ratelimit.core.resilience.CircuitBreaker;
 import io.github.ratelimit.core.resilience.DenyCache;
@@ -32,12 +33,37 @@ class RateLimitEnforcerMemoryTests {
 
 	private static final Policy POLICY = Policy.of("orders", Algorithm.TOKEN_BUCKET, "10/1m");
 
+	/** The backend of {@link SlowRefusals}: its timeouts are backend failures. */
+	private static final RateLimiterBackend SLOW = new RateLimiterBackend() {
+
+		@Override
+		public RateLimiter create(Policy policy) {
+			throw new UnsupportedOperationException();
+		}
+
+		@Override
+		public String name() {
+			return "slow";
+		}
+
+		@Override
+		public boolean isBackendFailure(Throwable error) {
+			return error instanceof QueryTimeoutException;
+		}
+
+		@Override
+		public boolean isTimeout(Throwable error) {
+			return error instanceof QueryTimeoutException;
+		}
+
+	};
+
 	private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
 
 	@Test
 	void aRefusalIsAnsweredFromTheDenyCacheOnlyUntilItsRetryTimeCountedFromTheCallsStart() {
 		SlowRefusals backend = new SlowRefusals(Duration.ofMillis(300), Duration.ofMillis(500));
-		RateLimitEnforcer enforcer = new RateLimitEnforcer(List.of(), new CircuitBreaker(Duration.ofSeconds(1)),
+		RateLimitEnforcer enforcer = new RateLimitEnforcer(List.of(), SLOW, new CircuitBreaker(),
 				new DenyCache(100, Duration.ofSeconds(1), this.nanos::get), 1);
 		PolicyDefinition policy = definition(backend, FailureMode.OPEN);
 		assertThat(enforcer.enforce(policy, "client", 1).decision().allowed()).isFalse();
@@ -53,7 +79,7 @@ class RateLimitEnforcerMemoryTests {
 	@Test
 	void theLocalFailureModeKeepsAtMostItsMaximumClients() {
 		InMemoryRateLimiterBackend fallback = new InMemoryRateLimiterBackend(Clock.systemUTC(), "fallback", 1000);
-		RateLimitEnforcer enforcer = new RateLimitEnforcer(List.of(), new CircuitBreaker(Duration.ofSeconds(1)), null,
+		RateLimitEnforcer enforcer = new RateLimitEnforcer(List.of(), SLOW, new CircuitBreaker(), null,
 				1, fallback);
 		PolicyDefinition policy = definition(new SlowRefusals(Duration.ZERO, null), FailureMode.LOCAL);
 		for (int i = 0; i < 100_000; i++) {

@@ -1,104 +1,185 @@
 package io.github.ratelimit.core.resilience;
 
 import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
 
 import org.jspecify.annotations.Nullable;
 
 /**
- * Stops sending every request to a backend that has just failed: after a failure the breaker stays open for an
- * interval, in which callers decide without the backend at once; then a single call probes it, and its success
- * closes the breaker again.
+ * Stops sending requests to a backend that is failing: it opens when, over a short window, enough calls were made
+ * and enough of them failed; while open, callers decide without the backend at once; after the open duration, one
+ * call at a time probes the backend, and the probe's success closes the breaker again.
  * <p>
- * One state, one interval: no failure-rate windows. A rate limiter's backend calls are uniform and time-bounded, so
- * the first failure is signal enough, and a probe a second later finds out whether it is over.
+ * Each call gets a ticket from {@link #tryCall()}, its start time, and reports it back: a success closes an open
+ * breaker only when the call started after it opened, and a failure counts only when the call started after it last
+ * closed, so a call that was in flight across a change of state never flips it. Only backend failures are to be
+ * reported as failures; a call that ends otherwise (a bug in one request, an interrupt, an {@link Error}) is reported
+ * with {@link #onIgnored(long)}, which frees the probe slot if it held it. A probe that never reports at all loses its
+ * slot after the open duration.
+ * <p>
+ * Why a rate over a time window rather than a count of consecutive failures: when Redis stalls for a moment (a fork,
+ * a GC pause), every call in flight fails together, so a handful of consecutive failures says nothing about the next
+ * second; under steady load those calls are a small share of the window.
  */
 public final class CircuitBreaker {
+
+	/** What {@link #tryCall()} returns when the call must not go to the backend. */
+	public static final long NOT_PERMITTED = Long.MIN_VALUE;
+
+	private static final long NO_PROBE = Long.MIN_VALUE;
+
+	private final int failureRateThreshold;
+
+	private final int minimumCalls;
 
 	private final long openNanos;
 
 	private final LongSupplier nanoTime;
 
+	private final FailureWindow window;
+
 	private final AtomicReference<@Nullable Open> open = new AtomicReference<>();
 
-	private final AtomicBoolean probing = new AtomicBoolean();
+	private final AtomicLong probe = new AtomicLong(NO_PROBE);
 
-	private final List<Runnable> recoveryListeners = new CopyOnWriteArrayList<>();
+	private volatile long closedSince;
+
+	/**
+	 * Creates a breaker with the defaults: opens at a 50 % failure rate over 1 s with at least 10 calls, for 1 s.
+	 */
+	public CircuitBreaker() {
+		this(50, Duration.ofSeconds(1), 10, Duration.ofSeconds(1));
+	}
 
 	/**
 	 * Creates a breaker on the JVM's monotonic clock.
-	 * @param openInterval how long the breaker stays open after a failure before it lets a probe through
+	 * @param failureRateThreshold the failure rate, in percent (1 to 100), at or above which it opens
+	 * @param window the span of time over which the failure rate is measured
+	 * @param minimumCalls the fewest calls within the window for their failure rate to open it
+	 * @param openDuration how long it stays open before a probe is let through
 	 */
-	public CircuitBreaker(Duration openInterval) {
-		this(openInterval, System::nanoTime);
+	public CircuitBreaker(int failureRateThreshold, Duration window, int minimumCalls, Duration openDuration) {
+		this(failureRateThreshold, window, minimumCalls, openDuration, System::nanoTime);
 	}
 
 	/**
 	 * Creates a breaker.
-	 * @param openInterval how long the breaker stays open after a failure before it lets a probe through
+	 * @param failureRateThreshold the failure rate, in percent (1 to 100), at or above which it opens
+	 * @param window the span of time over which the failure rate is measured
+	 * @param minimumCalls the fewest calls within the window for their failure rate to open it
+	 * @param openDuration how long it stays open before a probe is let through
 	 * @param nanoTime a monotonic clock in nanoseconds
+	 * @throws IllegalArgumentException when a value is out of range
 	 */
-	public CircuitBreaker(Duration openInterval, LongSupplier nanoTime) {
-		if (openInterval.isNegative() || openInterval.isZero()) {
-			throw new IllegalArgumentException("Open interval must be positive, was " + openInterval);
+	public CircuitBreaker(int failureRateThreshold, Duration window, int minimumCalls, Duration openDuration,
+			LongSupplier nanoTime) {
+		if (failureRateThreshold < 1 || failureRateThreshold > 100) {
+			throw new IllegalArgumentException(
+					"Failure rate threshold must be between 1 and 100 (percent), was " + failureRateThreshold);
 		}
-		this.openNanos = openInterval.toNanos();
+		if (window.isNegative() || window.isZero()) {
+			throw new IllegalArgumentException("Window must be positive, was " + window);
+		}
+		if (minimumCalls < 1) {
+			throw new IllegalArgumentException("Minimum calls must be at least 1, was " + minimumCalls);
+		}
+		if (openDuration.isNegative() || openDuration.isZero()) {
+			throw new IllegalArgumentException("Open duration must be positive, was " + openDuration);
+		}
+		this.failureRateThreshold = failureRateThreshold;
+		this.minimumCalls = minimumCalls;
+		this.openNanos = openDuration.toNanos();
 		this.nanoTime = nanoTime;
+		this.window = new FailureWindow(window.toNanos());
+		this.closedSince = nanoTime.getAsLong();
 	}
 
 	/**
-	 * Whether a call may go to the backend now: always while closed; while open, only one probe once the interval
-	 * has passed. A caller given {@code true} must report the call's result.
-	 * @return whether to call the backend
+	 * Whether a call may go to the backend now: always while closed; while open, one probe at a time once the open
+	 * duration has passed. A caller given a ticket reports it back with exactly one of {@link #onSuccess(long)},
+	 * {@link #onFailure(long, Throwable)} or {@link #onIgnored(long)}.
+	 * @return the call's ticket (its start time), or {@link #NOT_PERMITTED}
 	 */
-	public boolean tryCall() {
+	public long tryCall() {
+		long now = this.nanoTime.getAsLong();
 		Open current = this.open.get();
 		if (current == null) {
-			return true;
+			return now;
 		}
-		if (this.nanoTime.getAsLong() - current.until() < 0) {
-			return false;
+		if (now - current.until() < 0) {
+			return NOT_PERMITTED;
 		}
-		return this.probing.compareAndSet(false, true);
+		long probing = this.probe.get();
+		if (probing != NO_PROBE && now - probing < this.openNanos) {
+			return NOT_PERMITTED;
+		}
+		return this.probe.compareAndSet(probing, now) ? now : NOT_PERMITTED;
 	}
 
 	/**
-	 * Reports a successful call: the breaker closes, and if it was open, the recovery listeners run.
+	 * Reports a call the backend answered. While closed, it counts in the window; while open, it closes the breaker
+	 * if it started after the breaker opened (a probe), and is ignored if it started before.
+	 * @param ticket the call's ticket
 	 */
-	public void onSuccess() {
-		boolean wasOpen = this.open.get() != null && this.open.getAndSet(null) != null;
-		if (this.probing.get()) {
-			// read first: on the hot path, a write to this shared flag on every call would contend between threads
-			this.probing.set(false);
+	public void onSuccess(long ticket) {
+		Open current = this.open.get();
+		if (current == null) {
+			if (ticket - this.closedSince >= 0) {
+				this.window.record(ticket, false);
+			}
+			return;
 		}
-		if (wasOpen) {
-			this.recoveryListeners.forEach(Runnable::run);
+		if (ticket - current.since() >= 0 && this.open.compareAndSet(current, null)) {
+			this.window.clear();
+			this.closedSince = this.nanoTime.getAsLong();
+			this.probe.set(NO_PROBE);
 		}
 	}
 
 	/**
-	 * Adds a listener run each time the backend answers again after a failure (it may have lost its data).
-	 * @param listener the listener
-	 */
-	public void whenRecovered(Runnable listener) {
-		this.recoveryListeners.add(listener);
-	}
-
-	/**
-	 * Reports a failed call: the breaker opens, or stays open, for another interval.
+	 * Reports a call the backend failed (a connection failure, a timeout, an error reply). While closed, it counts in
+	 * the window and opens the breaker when the window's failure rate reaches the threshold; while open, a failed
+	 * probe keeps it open for another open duration, and a call that started before it opened is ignored.
+	 * @param ticket the call's ticket
 	 * @param error what went wrong
 	 */
-	public void onFailure(Throwable error) {
-		this.open.set(new Open(this.nanoTime.getAsLong() + this.openNanos, error));
-		this.probing.set(false);
+	public void onFailure(long ticket, Throwable error) {
+		Open current = this.open.get();
+		if (current == null) {
+			if (ticket - this.closedSince < 0) {
+				return;
+			}
+			this.window.record(ticket, true);
+			long now = this.nanoTime.getAsLong();
+			if (this.window.exceeds(now, this.minimumCalls, this.failureRateThreshold)
+					&& this.open.compareAndSet(null, new Open(now, now + this.openNanos, error))) {
+				this.probe.set(NO_PROBE);
+			}
+			return;
+		}
+		if (ticket - current.since() >= 0) {
+			long now = this.nanoTime.getAsLong();
+			if (this.open.compareAndSet(current, new Open(now, now + this.openNanos, error))) {
+				this.probe.set(NO_PROBE);
+			}
+		}
 	}
 
 	/**
-	 * Whether the breaker is open: the last call failed.
+	 * Reports a call that ended without saying anything about the backend: a bug in one request's inputs, an
+	 * interrupted caller, an {@link Error}. It does not count; if it was the probe, another call may probe now.
+	 * @param ticket the call's ticket
+	 */
+	public void onIgnored(long ticket) {
+		if (this.probe.get() == ticket) {
+			this.probe.compareAndSet(ticket, NO_PROBE);
+		}
+	}
+
+	/**
+	 * Whether the breaker is open.
 	 * @return whether it is open
 	 */
 	public boolean isOpen() {
@@ -106,7 +187,7 @@ public final class CircuitBreaker {
 	}
 
 	/**
-	 * The error of the failed call that opened the breaker.
+	 * The error of the failure that opened the breaker, or of the last failed probe.
 	 * @return the error, or {@code null} while closed
 	 */
 	public @Nullable Throwable lastError() {
@@ -124,7 +205,7 @@ public final class CircuitBreaker {
 		return (nanos > 1_000_000_000L) ? Duration.ofNanos(nanos) : Duration.ofSeconds(1);
 	}
 
-	private record Open(long until, Throwable error) {
+	private record Open(long since, long until, Throwable error) {
 	}
 
 }

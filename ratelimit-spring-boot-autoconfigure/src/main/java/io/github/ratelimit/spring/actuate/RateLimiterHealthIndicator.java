@@ -8,11 +8,13 @@ import io.github.ratelimit.spring.FailureMode;
 
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
+import org.springframework.core.NestedExceptionUtils;
 
 /**
- * UP while the rate limit backend answers; DOWN, with the backend, the failure mode in force and the error, while it
- * does not. While the circuit breaker is open the answer costs nothing; otherwise it is one bounded round trip (a
- * Redis PING), which also serves as the breaker's probe, so health turns UP again even with no traffic.
+ * UP while the rate limit backend decides; DOWN, with the backend, the failure mode in force and the error, while it
+ * does not. While the circuit breaker is open the answer costs nothing; otherwise it is the backend's
+ * {@linkplain RateLimiterBackend#check() check} (for Redis, one script call bounded by the decision timeout), which
+ * also serves as the breaker's probe, so health turns UP again even with no traffic.
  */
 public class RateLimiterHealthIndicator extends AbstractHealthIndicator {
 
@@ -39,7 +41,8 @@ public class RateLimiterHealthIndicator extends AbstractHealthIndicator {
 	protected void doHealthCheck(Health.Builder builder) {
 		builder.withDetail("backend", this.backend.name())
 			.withDetail("failureMode", this.failureMode.name().toLowerCase(Locale.ROOT));
-		if (!this.breaker.tryCall()) {
+		long ticket = this.breaker.tryCall();
+		if (ticket == CircuitBreaker.NOT_PERMITTED) {
 			Throwable error = this.breaker.lastError();
 			builder.down().withDetail("error", (error != null) ? describe(error) : "circuit open");
 			return;
@@ -49,16 +52,32 @@ public class RateLimiterHealthIndicator extends AbstractHealthIndicator {
 		}
 		catch (RuntimeException ex) {
 			// reported as DOWN, not thrown: a Redis outage would otherwise log a stack trace on every poll
-			this.breaker.onFailure(ex);
+			if (this.backend.isBackendFailure(ex)) {
+				this.breaker.onFailure(ticket, ex);
+			}
+			else {
+				this.breaker.onIgnored(ticket);
+			}
 			builder.down().withDetail("error", describe(ex));
 			return;
 		}
-		this.breaker.onSuccess();
+		catch (Error error) {
+			this.breaker.onIgnored(ticket);
+			throw error;
+		}
+		this.breaker.onSuccess(ticket);
 		builder.up();
 	}
 
+	/**
+	 * The error and, when it wraps another (Redis' own error reply, such as {@code OOM command not allowed}), the
+	 * most specific cause.
+	 */
 	private static String describe(Throwable error) {
-		return error.getClass().getName() + ": " + error.getMessage();
+		String description = error.getClass().getName() + ": " + error.getMessage();
+		Throwable cause = NestedExceptionUtils.getMostSpecificCause(error);
+		return (cause != error) ? description + " (" + cause.getClass().getSimpleName() + ": " + cause.getMessage() + ")"
+				: description;
 	}
 
 }

@@ -4,6 +4,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
 
+import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.RateLimitOutcome;
 import io.github.ratelimit.spring.RateLimitRecorder;
 import io.micrometer.core.instrument.Counter;
@@ -11,9 +12,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 
 /**
- * Records outcomes as Micrometer meters: counter {@value #REQUESTS} tagged {@code policy} and {@code outcome}, and
- * timer {@value #LATENCY} of backend calls tagged {@code policy}. Never tagged by client, so the number of series
- * stays bounded by the number of policies.
+ * Records outcomes as Micrometer meters: counter {@value #REQUESTS} tagged {@code policy} and {@code outcome}, timer
+ * {@value #LATENCY} of backend calls tagged {@code policy}, and counter {@value #TIMEOUTS} of backend calls that timed
+ * out, tagged {@code policy}. Never tagged by client, so the number of series stays bounded by the number of
+ * policies.
  */
 public class RateLimitMetrics implements RateLimitRecorder {
 
@@ -23,11 +25,16 @@ public class RateLimitMetrics implements RateLimitRecorder {
 	/** The timer of backend calls, by policy. */
 	public static final String LATENCY = "ratelimit.latency";
 
+	/** The counter of backend calls that timed out (and may still have consumed), by policy. */
+	public static final String TIMEOUTS = "ratelimit.timeouts";
+
 	private final MeterRegistry registry;
 
 	private final ConcurrentMap<String, ConcurrentMap<RateLimitOutcome.Kind, Counter>> counters = new ConcurrentHashMap<>();
 
 	private final ConcurrentMap<String, Timer> timers = new ConcurrentHashMap<>();
+
+	private final ConcurrentMap<String, Counter> timeouts = new ConcurrentHashMap<>();
 
 	/**
 	 * Creates the recorder.
@@ -46,6 +53,18 @@ public class RateLimitMetrics implements RateLimitRecorder {
 		if (backendNanos >= 0) {
 			this.timers.computeIfAbsent(policy, this::timer).record(backendNanos, TimeUnit.NANOSECONDS);
 		}
+	}
+
+	@Override
+	public void timedOut(PolicyDefinition policy) {
+		this.timeouts.computeIfAbsent(policy.name(), this::timeoutCounter).increment();
+	}
+
+	private Counter timeoutCounter(String policy) {
+		return Counter.builder(TIMEOUTS)
+			.description("Rate limit decisions whose backend call timed out; the call may still have consumed permits")
+			.tag("policy", policy)
+			.register(this.registry);
 	}
 
 	private Counter counter(String policy, RateLimitOutcome.Kind kind) {

@@ -1,0 +1,221 @@
+package io.github.ratelimit.resilience;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.core.Policy;
+import io.github.ratelimit.core.resilience.CircuitBreaker;
+import io.github.ratelimit.redis.RedisRateLimiterBackend;
+import io.github.ratelimit.spring.FailureMode;
+import io.github.ratelimit.spring.PolicyDefinition;
+import io.github.ratelimit.spring.RateLimitEnforcer;
+import io.github.ratelimit.spring.RateLimitOutcome;
+import io.github.ratelimit.spring.RateLimitRecorder;
+import io.github.ratelimit.test.TestRedis;
+import io.github.ratelimit.test.TestRedis.EmbeddedRedis;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The circuit breaker with the default settings in front of a real Redis that stalls, goes down and comes back, and
+ * next to a policy whose requests fail for a reason of their own: only Redis opens it, and only when it fails for
+ * real.
+ */
+class CircuitBreakerRedisTests {
+
+	/**
+	 * Shorter than the stall, so that the calls reaching Redis during it fail, and as long as that allows, so that a
+	 * loaded machine does not fail calls outside it.
+	 */
+	private static final Duration TIMEOUT = Duration.ofMillis(175);
+
+	private EmbeddedRedis redis;
+
+	private LettuceConnectionFactory connectionFactory;
+
+	private LettuceConnectionFactory admin;
+
+	private RedisRateLimiterBackend backend;
+
+	private final CircuitBreaker breaker = new CircuitBreaker();
+
+	private final AtomicInteger skipped = new AtomicInteger();
+
+	private RateLimitEnforcer enforcer;
+
+	@BeforeEach
+	void start() {
+		this.redis = EmbeddedRedis.start(TestRedis.freePort());
+		this.connectionFactory = factory();
+		this.admin = factory();
+		this.backend = new RedisRateLimiterBackend(this.connectionFactory, "breaker", TIMEOUT);
+		this.backend.start();
+		RateLimitRecorder skips = (outcome, backendNanos) -> {
+			if (outcome.kind().failed() && backendNanos < 0) {
+				this.skipped.incrementAndGet();
+			}
+		};
+		this.enforcer = new RateLimitEnforcer(List.of(skips), this.backend, this.breaker, null, 1);
+	}
+
+	@AfterEach
+	void stop() {
+		this.backend.close();
+		this.connectionFactory.destroy();
+		this.admin.destroy();
+		this.redis.stop();
+	}
+
+	@Test
+	void aStallOf200MsUnderSteadyLoadFailsOnlyTheCallsInFlightAndDoesNotOpenTheBreaker() throws Exception {
+		PolicyDefinition policy = policy("steady", "1000000/1h");
+		warmUp(policy);
+		ConcurrentLinkedQueue<Call> calls = new ConcurrentLinkedQueue<>();
+		AtomicBoolean running = new AtomicBoolean(true);
+		CountDownLatch loaded = new CountDownLatch(4);
+		ExecutorService threads = Executors.newFixedThreadPool(4);
+		List<Future<?>> load = new ArrayList<>();
+		long stallStart;
+		long stallEnd;
+		try {
+			for (int thread = 0; thread < 4; thread++) {
+				String client = "client-" + thread;
+				load.add(threads.submit(() -> {
+					int made = 0;
+					while (running.get()) {
+						long start = System.nanoTime();
+						RateLimitOutcome outcome = this.enforcer.enforce(policy, client, 1);
+						calls.add(new Call(start, System.nanoTime(), outcome.kind()));
+						if (++made == 50) {
+							loaded.countDown();
+						}
+					}
+				}));
+			}
+			loaded.await();
+			Thread.sleep(300);
+			stallStart = System.nanoTime();
+			redisCommand("DEBUG", "SLEEP", "0.2");
+			stallEnd = System.nanoTime();
+			Thread.sleep(700);
+		}
+		finally {
+			running.set(false);
+			threads.shutdown();
+		}
+		for (Future<?> thread : load) {
+			thread.get();
+		}
+		List<Call> failed = calls.stream().filter((call) -> call.kind() != RateLimitOutcome.Kind.ALLOWED).toList();
+		assertThat(failed).as("the stall failed the calls in flight").isNotEmpty();
+		assertThat(failed).as("only calls in flight during the stall failed")
+			.allSatisfy((call) -> assertThat(call.start() <= stallEnd && call.end() >= stallStart).isTrue());
+		assertThat(failed).extracting(Call::kind).containsOnly(RateLimitOutcome.Kind.FAILED_OPEN);
+		assertThat(this.skipped).as("no call skipped Redis: the breaker never opened").hasValue(0);
+		assertThat(this.breaker.isOpen()).isFalse();
+	}
+
+	@Test
+	void aPoisonRequestOnOnePolicyLeavesAnotherDecidingExactly() {
+		PolicyDefinition poisoned = policy("poisoned", "100/1h");
+		PolicyDefinition other = policy("other", "20/1h");
+		List<RateLimitOutcome.Kind> kinds = new ArrayList<>();
+		for (int i = 0; i < 60; i++) {
+			// an empty key is refused by the limiter itself (IllegalArgumentException): a bug in one request
+			assertThat(this.enforcer.enforce(poisoned, "", 1).kind()).isEqualTo(RateLimitOutcome.Kind.FAILED_OPEN);
+			kinds.add(this.enforcer.enforce(other, "client", 1).kind());
+		}
+		assertThat(kinds.stream().filter((kind) -> kind == RateLimitOutcome.Kind.ALLOWED)).hasSize(20);
+		assertThat(kinds.stream().filter((kind) -> kind == RateLimitOutcome.Kind.DENIED)).hasSize(40);
+		assertThat(this.breaker.isOpen()).isFalse();
+		assertThat(this.skipped).hasValue(0);
+	}
+
+	@Test
+	void redisDownOpensTheBreakerAtTheThresholdAndASuccessfulProbeClosesIt() throws InterruptedException {
+		PolicyDefinition policy = policy("down", "1000/1h");
+		assertThat(this.enforcer.enforce(policy, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.ALLOWED);
+		// let the success leave the window, so that the count below is of failures alone
+		Thread.sleep(1100);
+		this.redis.stop();
+		Thread.sleep(200);
+		for (int i = 0; i < 9; i++) {
+			assertThat(this.enforcer.enforce(policy, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.FAILED_OPEN);
+		}
+		assertThat(this.breaker.isOpen()).as("9 failures: below the minimum of 10 calls").isFalse();
+		assertThat(this.skipped).hasValue(0);
+		this.enforcer.enforce(policy, "client", 1);
+		assertThat(this.breaker.isOpen()).as("10 failures of 10 calls").isTrue();
+		assertThat(this.breaker.lastError()).hasMessageContaining("Redis");
+		this.enforcer.enforce(policy, "client", 1);
+		assertThat(this.skipped).as("skipped while open").hasValue(1);
+		this.redis.restart();
+		for (int i = 0; i < 300 && this.breaker.isOpen(); i++) {
+			this.enforcer.enforce(policy, "client", 1);
+			Thread.sleep(100);
+		}
+		assertThat(this.breaker.isOpen()).as("a probe closed it within 30 s of Redis coming back").isFalse();
+		// Redis came back empty: a fresh bucket
+		assertThat(this.backend.create(policy.policy()).peek("client").remaining()).isGreaterThanOrEqualTo(998);
+	}
+
+	/**
+	 * Decides until 200 decisions in a row succeed, on the limiter itself, so that the breaker hears nothing of the
+	 * first (slow) calls of a fresh JVM.
+	 */
+	private static void warmUp(PolicyDefinition policy) {
+		int succeeded = 0;
+		for (int i = 0; i < 10_000 && succeeded < 200; i++) {
+			try {
+				policy.limiter().tryAcquire("warm-up");
+				succeeded++;
+			}
+			catch (RuntimeException ex) {
+				succeeded = 0;
+			}
+		}
+		assertThat(succeeded).as("decisions in a row before the load").isEqualTo(200);
+	}
+
+	private PolicyDefinition policy(String name, String limit) {
+		Policy policy = Policy.of(name, Algorithm.TOKEN_BUCKET, limit);
+		return new PolicyDefinition(policy, this.backend.create(policy), "ip", (request) -> null, List.of(), List.of(),
+				Set.of(), 1, FailureMode.OPEN, false);
+	}
+
+	private void redisCommand(String command, String... arguments) {
+		try (RedisConnection connection = this.admin.getConnection()) {
+			connection.execute(command, Arrays.stream(arguments).map(String::getBytes).toArray(byte[][]::new));
+		}
+	}
+
+	private LettuceConnectionFactory factory() {
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration("127.0.0.1", this.redis.port()));
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
+	}
+
+	private record Call(long start, long end, RateLimitOutcome.Kind kind) {
+	}
+
+}

@@ -1,0 +1,294 @@
+package io.github.ratelimit.spring;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.Policy;
+import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.core.RateLimiterBackend;
+import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
+import io.github.ratelimit.core.resilience.CircuitBreaker;
+import io.github.ratelimit.core.resilience.DenyCache;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * How the enforcer tells a failing backend from a failing request, on a backend whose limiters can be made to fail
+ * on demand (in memory underneath): only the backend's failures reach the circuit breaker, and every failure gets
+ * its policy's failure mode.
+ */
+class RateLimitEnforcerTests {
+
+	private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
+
+	private final FailingBackend backend = new FailingBackend();
+
+	private final List<String> timeouts = new ArrayList<>();
+
+	private final List<RateLimitOutcome> outcomes = new ArrayList<>();
+
+	private final CircuitBreaker breaker = new CircuitBreaker(50, Duration.ofSeconds(1), 10, Duration.ofSeconds(1),
+			this.nanos::get);
+
+	private final RateLimitEnforcer enforcer = new RateLimitEnforcer(List.of(new RateLimitRecorder() {
+
+		@Override
+		public void record(RateLimitOutcome outcome, long backendNanos) {
+			RateLimitEnforcerTests.this.outcomes.add(outcome);
+		}
+
+		@Override
+		public void timedOut(PolicyDefinition policy) {
+			RateLimitEnforcerTests.this.timeouts.add(policy.name());
+		}
+
+	}), this.backend, this.breaker, new DenyCache(100, Duration.ofSeconds(1)), 1);
+
+	@Test
+	void aPoisonRequestGetsItsFailureModeAndLeavesTheBreakerAndOtherPoliciesAlone() {
+		PolicyDefinition poisoned = policy("poisoned", "100/1h", FailureMode.CLOSED);
+		PolicyDefinition other = policy("other", "5/1h", FailureMode.OPEN);
+		List<RateLimitOutcome.Kind> others = new ArrayList<>();
+		for (int i = 0; i < 50; i++) {
+			assertThat(this.enforcer.enforce(poisoned, FailingBackend.POISON, 1).kind())
+				.isEqualTo(RateLimitOutcome.Kind.FAILED_CLOSED);
+			others.add(this.enforcer.enforce(other, "client", 1).kind());
+		}
+		assertThat(this.breaker.isOpen()).isFalse();
+		assertThat(others.subList(0, 5)).containsOnly(RateLimitOutcome.Kind.ALLOWED);
+		assertThat(others.subList(5, 50)).containsOnly(RateLimitOutcome.Kind.DENIED);
+		assertThat(this.enforcer.enforce(poisoned, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.ALLOWED);
+		assertThat(this.timeouts).isEmpty();
+	}
+
+	@Test
+	void aPoisonRequestTheLocalLimiterCannotDecideEitherIsRefusedWithoutAnError() {
+		PolicyDefinition local = policy("local", "100/1h", FailureMode.LOCAL);
+		// an empty key: both the policy's limiter and the local one refuse to decide it
+		assertThat(this.enforcer.enforce(local, "", 1).kind()).isEqualTo(RateLimitOutcome.Kind.FAILED_CLOSED);
+		assertThat(this.enforcer.enforce(local, FailingBackend.POISON, 1).kind())
+			.isEqualTo(RateLimitOutcome.Kind.FALLBACK);
+		assertThat(this.breaker.isOpen()).isFalse();
+	}
+
+	@Test
+	void backendFailuresOpenTheBreakerAtTheThresholdAndAProbeClosesIt() {
+		PolicyDefinition policy = policy("hello", "1000/1h", FailureMode.OPEN);
+		this.backend.failure = () -> new BackendDown("connection refused");
+		for (int i = 0; i < 9; i++) {
+			this.enforcer.enforce(policy, "client", 1);
+		}
+		assertThat(this.breaker.isOpen()).isFalse();
+		this.enforcer.enforce(policy, "client", 1);
+		assertThat(this.breaker.isOpen()).isTrue();
+		int calls = this.backend.calls.get();
+		assertThat(this.enforcer.enforce(policy, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.FAILED_OPEN);
+		assertThat(this.backend.calls).as("skipped while open").hasValue(calls);
+		this.backend.failure = null;
+		advance(Duration.ofSeconds(1));
+		assertThat(this.enforcer.enforce(policy, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.ALLOWED);
+		assertThat(this.breaker.isOpen()).isFalse();
+	}
+
+	@Test
+	void timedOutDecisionsAreCountedAsTimeoutsAndGetTheirFailureMode() {
+		PolicyDefinition policy = policy("slow", "1000/1h", FailureMode.LOCAL);
+		this.backend.failure = () -> new BackendTimeout("no answer within 100 ms");
+		for (int i = 0; i < 3; i++) {
+			assertThat(this.enforcer.enforce(policy, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.FALLBACK);
+		}
+		this.backend.failure = () -> new BackendDown("connection refused");
+		this.enforcer.enforce(policy, "client", 1);
+		assertThat(this.timeouts).containsExactly("slow", "slow", "slow");
+	}
+
+	@Test
+	void anErrorDuringAProbeFreesTheProbeForTheNextCall() {
+		PolicyDefinition policy = policy("hello", "1000/1h", FailureMode.OPEN);
+		open(policy);
+		advance(Duration.ofSeconds(1));
+		this.backend.failure = () -> {
+			throw new StackOverflowError("probe");
+		};
+		assertThatExceptionOfType(StackOverflowError.class).isThrownBy(() -> this.enforcer.enforce(policy, "client", 1));
+		this.backend.failure = null;
+		assertThat(this.enforcer.enforce(policy, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.ALLOWED);
+		assertThat(this.breaker.isOpen()).isFalse();
+	}
+
+	@Test
+	void aPoisonProbeFreesTheProbeForTheNextCall() {
+		PolicyDefinition policy = policy("hello", "1000/1h", FailureMode.OPEN);
+		open(policy);
+		advance(Duration.ofSeconds(1));
+		this.backend.failure = null;
+		assertThat(this.enforcer.enforce(policy, FailingBackend.POISON, 1).kind())
+			.isEqualTo(RateLimitOutcome.Kind.FAILED_OPEN);
+		assertThat(this.enforcer.enforce(policy, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.ALLOWED);
+		assertThat(this.breaker.isOpen()).isFalse();
+	}
+
+	@Test
+	void anInterruptedCallerKeepsItsInterruptAndTheBreakerDoesNotCountIt() {
+		PolicyDefinition policy = policy("hello", "1000/1h", FailureMode.CLOSED);
+		this.backend.failure = () -> {
+			Thread.currentThread().interrupt();
+			return new CancellationException("interrupted while waiting");
+		};
+		try {
+			for (int i = 0; i < 20; i++) {
+				assertThat(this.enforcer.enforce(policy, "client", 1).kind())
+					.isEqualTo(RateLimitOutcome.Kind.FAILED_CLOSED);
+				assertThat(Thread.currentThread().isInterrupted()).isTrue();
+			}
+		}
+		finally {
+			Thread.interrupted();
+		}
+		assertThat(this.breaker.isOpen()).isFalse();
+		assertThat(this.timeouts).isEmpty();
+	}
+
+	@Test
+	void theDenyCacheSurvivesTheBreakerOpeningAndClosing() {
+		PolicyDefinition limited = policy("limited", "1/1h", FailureMode.OPEN);
+		PolicyDefinition other = policy("other", "1000/1h", FailureMode.OPEN);
+		assertThat(this.enforcer.enforce(limited, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.ALLOWED);
+		assertThat(this.enforcer.enforce(limited, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.DENIED);
+		open(other);
+		advance(Duration.ofSeconds(1));
+		this.backend.failure = null;
+		this.enforcer.enforce(other, "client", 1);
+		assertThat(this.breaker.isOpen()).isFalse();
+		int calls = this.backend.calls.get();
+		assertThat(this.enforcer.enforce(limited, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.DENIED);
+		assertThat(this.backend.calls).as("refused from the deny cache").hasValue(calls);
+	}
+
+	private void open(PolicyDefinition policy) {
+		this.backend.failure = () -> new BackendDown("connection refused");
+		for (int i = 0; i < 10; i++) {
+			this.enforcer.enforce(policy, "client", 1);
+		}
+		assertThat(this.breaker.isOpen()).isTrue();
+	}
+
+	private void advance(Duration duration) {
+		this.nanos.addAndGet(duration.toNanos());
+	}
+
+	private PolicyDefinition policy(String name, String limit, FailureMode failureMode) {
+		Policy policy = Policy.of(name, Algorithm.TOKEN_BUCKET, limit);
+		return new PolicyDefinition(policy, this.backend.create(policy), "ip", (request) -> null, List.of(), List.of(),
+				Set.of(), 1, failureMode, false);
+	}
+
+	/** A backend failure, as the backend classifies it. */
+	static class BackendDown extends RuntimeException {
+
+		BackendDown(String message) {
+			super(message);
+		}
+
+	}
+
+	/** A backend timeout, as the backend classifies it. */
+	static class BackendTimeout extends BackendDown {
+
+		BackendTimeout(String message) {
+			super(message);
+		}
+
+	}
+
+	/** What a failing limiter throws, or an {@link Error} it throws itself. */
+	interface Failure {
+
+		RuntimeException next();
+
+	}
+
+	/**
+	 * In-memory limiters that throw the failure set, and an {@link ArithmeticException} for the key
+	 * {@value #POISON} (a bug on one request's input).
+	 */
+	static final class FailingBackend implements RateLimiterBackend {
+
+		static final String POISON = "poison";
+
+		private final InMemoryRateLimiterBackend memory = new InMemoryRateLimiterBackend();
+
+		volatile @Nullable Failure failure;
+
+		final AtomicInteger calls = new AtomicInteger();
+
+		@Override
+		public RateLimiter create(Policy policy) {
+			RateLimiter limiter = this.memory.create(policy);
+			return new RateLimiter() {
+
+				@Override
+				public Policy policy() {
+					return policy;
+				}
+
+				@Override
+				public Decision tryAcquire(String key, long permits) {
+					FailingBackend.this.calls.incrementAndGet();
+					Failure current = FailingBackend.this.failure;
+					if (current != null) {
+						throw current.next();
+					}
+					if (POISON.equals(key)) {
+						throw new ArithmeticException("long overflow");
+					}
+					return limiter.tryAcquire(key, permits);
+				}
+
+				@Override
+				public CompletionStage<Decision> tryAcquireAsync(String key, long permits) {
+					return limiter.tryAcquireAsync(key, permits);
+				}
+
+				@Override
+				public Decision peek(String key) {
+					return limiter.peek(key);
+				}
+
+				@Override
+				public void reset(String key) {
+					limiter.reset(key);
+				}
+
+			};
+		}
+
+		@Override
+		public String name() {
+			return "failing";
+		}
+
+		@Override
+		public boolean isBackendFailure(Throwable error) {
+			return error instanceof BackendDown;
+		}
+
+		@Override
+		public boolean isTimeout(Throwable error) {
+			return error instanceof BackendTimeout;
+		}
+
+	}
+
+}
