@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
@@ -58,10 +59,15 @@ class ThreeInstancesUnderTroubleTests {
 	private static final int CAPACITY = 5;
 
 	/**
-	 * The longest an instance may go on deciding without Redis once a 200 ms stall is over. Today's breaker stays
-	 * open a whole second after one failed call, so this bound only catches an instance left failing open.
+	 * The longest an instance may go on deciding without Redis once a 200 ms stall is over, at best of
+	 * {@value #STALLS} stalls: well under a breaker interval of a second, which one failed call must no longer open
+	 * (an instance whose breaker it opens needs 0.8 s or more after every stall that hits it), and well above the
+	 * tens of milliseconds an instance otherwise takes to decide with Redis again. The best of several stalls keeps a
+	 * busy machine, which can push one stall's next few calls past the 100 ms timeout, from failing the test.
 	 */
-	private static final Duration LONGEST_WITHOUT_REDIS_AFTER_STALL = Duration.ofSeconds(5);
+	private static final Duration LONGEST_WITHOUT_REDIS_AFTER_STALL = Duration.ofMillis(500);
+
+	private static final int STALLS = 3;
 
 	private static final Duration DEADLINE = Duration.ofSeconds(60);
 
@@ -101,13 +107,17 @@ class ThreeInstancesUnderTroubleTests {
 	@Test
 	@Order(1)
 	void stallOf200MillisecondsLeavesNoInstanceWithoutRedisAndTheLimitExact() throws Exception {
-		Stall stall;
+		Map<Integer, Duration> withoutRedis = new TreeMap<>();
 		try (Traffic traffic = Traffic.start()) {
 			traffic.await("every instance decides with Redis", () -> traffic.decidedByEveryInstanceAfter(0));
-			stall = stallUntilItHitsTraffic(traffic);
+			for (int i = 0; i < STALLS; i++) {
+				stallUntilItHitsTraffic(traffic).withoutRedisAfterItsEnd()
+					.forEach((instance, time) -> withoutRedis.merge(instance, time,
+							(one, other) -> (one.compareTo(other) <= 0) ? one : other));
+			}
 		}
-		Map<Integer, Duration> withoutRedis = stall.withoutRedisAfterItsEnd();
-		assertThat(withoutRedis).as("time from the stall's end to each instance's first Redis decision")
+		assertThat(withoutRedis)
+			.as("time from a stall's end to each instance's first Redis decision, at best of %d stalls", STALLS)
 			.hasSize(3)
 			.allSatisfy((instance, time) -> assertThat(time).isLessThan(LONGEST_WITHOUT_REDIS_AFTER_STALL));
 		assertExactForAFreshClient("after the stall", false);
@@ -165,12 +175,12 @@ class ThreeInstancesUnderTroubleTests {
 
 	/**
 	 * Stalls Redis for 200 ms ({@code DEBUG SLEEP 0.2} on a connection of its own) while the traffic flows, and
-	 * waits until every instance has made a Redis decision on a request sent after the stall. Should no call happen
-	 * to be waiting on Redis during the stall (nothing failed), it stalls again.
+	 * waits until every instance has made a Redis decision on a request sent after the stall. Should an instance
+	 * happen to have no call waiting on Redis during the stall (none of its calls failed), it stalls again.
 	 */
 	private static Stall stallUntilItHitsTraffic(Traffic traffic) {
 		Stall stall = null;
-		for (int attempt = 0; attempt < 5 && (stall == null || !stall.failedSomeCall()); attempt++) {
+		for (int attempt = 0; attempt < 5 && (stall == null || !stall.failedOnEveryInstance()); attempt++) {
 			long start;
 			long end;
 			try (StatefulRedisConnection<String, String> connection = admin.connect()) {
@@ -183,7 +193,8 @@ class ThreeInstancesUnderTroubleTests {
 					() -> traffic.decidedByEveryInstanceAfter(end));
 			stall = new Stall(start, end, traffic.answers());
 		}
-		assertThat(stall.failedSomeCall()).as("the stall made a call fail (outlast the 100 ms timeout)").isTrue();
+		assertThat(stall.failedOnEveryInstance()).as("the stall made a call of every instance fail (outlast the timeout)")
+			.isTrue();
 		return stall;
 	}
 
@@ -299,12 +310,18 @@ class ThreeInstancesUnderTroubleTests {
 	 */
 	private record Stall(long startNanos, long endNanos, List<Answer> answers) {
 
-		/** Whether a request that could have met the stall (sent at most a timeout before it) failed open. */
-		boolean failedSomeCall() {
+		/**
+		 * Whether every instance let a request that could have met the stall (sent at most a timeout before it) through
+		 * by the failure mode.
+		 */
+		boolean failedOnEveryInstance() {
 			long timeout = TimeUnit.MILLISECONDS.toNanos(100);
 			return this.answers.stream()
-				.anyMatch((answer) -> answer.failedOpen() && answer.sentNanos() - (this.startNanos - timeout) >= 0
-						&& answer.sentNanos() - this.endNanos <= 0);
+				.filter((answer) -> answer.failedOpen() && answer.sentNanos() - (this.startNanos - timeout) >= 0
+						&& answer.sentNanos() - this.endNanos <= 0)
+				.map(Answer::instance)
+				.distinct()
+				.count() == 3;
 		}
 
 		/** For each instance, the time from the stall's end until the sending of its first request Redis decided. */
@@ -319,8 +336,9 @@ class ThreeInstancesUnderTroubleTests {
 	}
 
 	/**
-	 * Requests of ever new clients, each to {@code /api/hello} with its own address, sent by three threads round the
-	 * instances until closed; every answer is kept.
+	 * Requests of ever new clients, each to {@code /api/hello} with its own address, sent by one thread per instance
+	 * until closed, so that every instance always has a call under way (one a stall cannot miss) and its answers
+	 * after a stall follow each other closely; every answer is kept.
 	 */
 	private static final class Traffic implements AutoCloseable {
 
@@ -335,10 +353,10 @@ class ThreeInstancesUnderTroubleTests {
 		static Traffic start() {
 			Traffic traffic = new Traffic();
 			for (int thread = 0; thread < 3; thread++) {
-				int first = thread;
+				int instance = thread;
 				traffic.senders.add(traffic.threads.submit(() -> {
-					for (int i = first; traffic.running; i++) {
-						traffic.answers.add(send(i % 3, nextClient(), false));
+					while (traffic.running) {
+						traffic.answers.add(send(instance, nextClient(), false));
 					}
 				}));
 			}
