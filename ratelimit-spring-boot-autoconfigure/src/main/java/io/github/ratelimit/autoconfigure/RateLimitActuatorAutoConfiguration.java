@@ -1,6 +1,7 @@
 package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.core.RateLimiterBackend;
+import io.github.ratelimit.spring.IpKeys;
 import io.github.ratelimit.spring.RateLimitCounters;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitRegistry;
@@ -34,8 +35,8 @@ public final class RateLimitActuatorAutoConfiguration {
 		@ConditionalOnMissingBean
 		@ConditionalOnAvailableEndpoint
 		RateLimitsEndpoint rateLimitsEndpoint(RateLimitRegistry registry, RateLimitCounters counters,
-				RateLimitEnforcer enforcer, RateLimitProperties properties) {
-			return new RateLimitsEndpoint(registry, counters, enforcer, properties.getFailureMode());
+				RateLimitEnforcer enforcer, RateLimitProperties properties, IpKeys ipKeys) {
+			return new RateLimitsEndpoint(registry, counters, enforcer, properties.getFailureMode(), ipKeys);
 		}
 
 	}

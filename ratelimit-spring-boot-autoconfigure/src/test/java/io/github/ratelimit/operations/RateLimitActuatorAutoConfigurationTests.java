@@ -3,9 +3,13 @@ package io.github.ratelimit.operations;
 import io.github.ratelimit.autoconfigure.RateLimitActuatorAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitRedisAutoConfiguration;
+import io.github.ratelimit.spring.PolicyDefinition;
+import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitRegistry;
+import io.github.ratelimit.spring.RateLimitRequest;
 import io.github.ratelimit.spring.actuate.RateLimitsEndpoint;
 import io.github.ratelimit.spring.actuate.RateLimiterHealthIndicator;
+import io.github.ratelimit.spring.web.servlet.ServletRateLimitRequest;
 import io.github.ratelimit.test.TestRedis;
 import org.junit.jupiter.api.Test;
 
@@ -17,6 +21,7 @@ import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.mock.web.MockHttpServletRequest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -58,6 +63,35 @@ class RateLimitActuatorAutoConfigurationTests {
 	}
 
 	@Test
+	void endpointNamesAClientCountedByAddressByAnyOfItsAddresses() {
+		this.runner
+			.withPropertyValues("ratelimit.ip.ipv4-prefix-length=24", "ratelimit.policies.orders.limits=3/1h",
+					"ratelimit.policies.orders.key=header:X-Api-Key")
+			.run((context) -> {
+				RateLimitRegistry registry = context.getBean(RateLimitRegistry.class);
+				RateLimitEnforcer enforcer = context.getBean(RateLimitEnforcer.class);
+				RateLimitsEndpoint endpoint = context.getBean(RateLimitsEndpoint.class);
+				PolicyDefinition api = registry.find("api").orElseThrow();
+				PolicyDefinition orders = registry.find("orders").orElseThrow();
+				// what the filter charges a request from 2001:db8:1:2::7 (ip) and from 198.51.100.7 (ip: fallback)
+				enforcer.enforce(api, api.keyOf(request("2001:db8:1:2::7")), 1);
+				enforcer.enforce(orders, orders.keyOf(request("198.51.100.7")), 1);
+
+				assertThat(endpoint.client("api", "2001:db8:1:2::99").key()).isEqualTo("2001:db8:1:2::/64");
+				assertThat(endpoint.client("api", "2001:db8:1:2::99").remaining()).isEqualTo(2);
+				assertThat(endpoint.client("orders", "ip:198.51.100.200").key()).isEqualTo("ip:198.51.100.0/24");
+				assertThat(endpoint.client("orders", "ip:198.51.100.200").remaining()).isEqualTo(2);
+				// a key that is no address is a key as given
+				assertThat(endpoint.client("orders", "198.51.100.200").key()).isEqualTo("198.51.100.200");
+
+				assertThat(endpoint.reset("api", "2001:db8:1:2::1").remaining()).isEqualTo(3);
+				assertThat(endpoint.reset("orders", "ip:198.51.100.1").remaining()).isEqualTo(3);
+				assertThat(enforcer.enforce(api, api.keyOf(request("2001:db8:1:2::7")), 1).decision().remaining())
+					.isEqualTo(2);
+			});
+	}
+
+	@Test
 	void endpointCanBeSwitchedOff() {
 		this.runner.withPropertyValues("management.endpoint.ratelimits.access=NONE")
 			.run((context) -> assertThat(context).doesNotHaveBean(RateLimitsEndpoint.class));
@@ -88,6 +122,12 @@ class RateLimitActuatorAutoConfigurationTests {
 					"spring.data.redis.port=" + TestRedis.get().port())
 			.run((context) -> assertThat(context.getBean(RateLimiterHealthIndicator.class).health(true).getStatus())
 				.isEqualTo(Status.UP));
+	}
+
+	private static RateLimitRequest request(String remoteAddress) {
+		MockHttpServletRequest request = new MockHttpServletRequest();
+		request.setRemoteAddr(remoteAddress);
+		return new ServletRateLimitRequest(request);
 	}
 
 }

@@ -10,6 +10,7 @@ import java.util.stream.Collectors;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.spring.FailureMode;
+import io.github.ratelimit.spring.IpKeys;
 import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.PolicyUse;
 import io.github.ratelimit.spring.RateLimitCounters;
@@ -27,9 +28,17 @@ import org.springframework.web.util.pattern.PathPattern;
 /**
  * The {@code ratelimits} endpoint: every policy with this instance's counts, a client's state without consuming
  * anything, and (where access is unrestricted) the reset of a client.
+ * <p>
+ * A client counted by its address is named by any of its addresses: under a policy keyed by {@code ip}, and in an
+ * {@code ip:<address>} fallback key, the address is turned into its key the way requests' are ({@link IpKeys}), so
+ * {@code 2001:db8:1:2::7} names the client {@code 2001:db8:1:2::/64}, whose key no URL path could hold.
  */
 @Endpoint(id = "ratelimits", defaultAccess = Access.READ_ONLY)
 public class RateLimitsEndpoint {
+
+	private static final String IP = "ip";
+
+	private static final String IP_FALLBACK = "ip:";
 
 	private final RateLimitRegistry registry;
 
@@ -39,8 +48,10 @@ public class RateLimitsEndpoint {
 
 	private final FailureMode failureMode;
 
+	private final IpKeys ipKeys;
+
 	/**
-	 * Creates the endpoint.
+	 * Creates the endpoint, naming clients by address with the {@linkplain IpKeys#DEFAULT default prefixes}.
 	 * @param registry the policies
 	 * @param counters this instance's counts
 	 * @param enforcer the enforcer, which resets clients
@@ -48,10 +59,24 @@ public class RateLimitsEndpoint {
 	 */
 	public RateLimitsEndpoint(RateLimitRegistry registry, RateLimitCounters counters, RateLimitEnforcer enforcer,
 			FailureMode failureMode) {
+		this(registry, counters, enforcer, failureMode, IpKeys.DEFAULT);
+	}
+
+	/**
+	 * Creates the endpoint.
+	 * @param registry the policies
+	 * @param counters this instance's counts
+	 * @param enforcer the enforcer, which resets clients
+	 * @param failureMode the global failure mode
+	 * @param ipKeys how requests' addresses become keys, so that a client is named by its address
+	 */
+	public RateLimitsEndpoint(RateLimitRegistry registry, RateLimitCounters counters, RateLimitEnforcer enforcer,
+			FailureMode failureMode, IpKeys ipKeys) {
 		this.registry = registry;
 		this.counters = counters;
 		this.enforcer = enforcer;
 		this.failureMode = failureMode;
+		this.ipKeys = ipKeys;
 	}
 
 	/**
@@ -70,26 +95,40 @@ public class RateLimitsEndpoint {
 	/**
 	 * A client's state under a policy, consuming nothing.
 	 * @param policy the policy name
-	 * @param key the client's key
+	 * @param key the client's key, or its address where it is counted by address
 	 * @return the state, or {@code null} (404) for an unknown policy
 	 */
 	@ReadOperation
 	public @Nullable ClientState client(@Selector String policy, @Selector String key) {
-		return this.registry.find(policy).map((definition) -> state(definition, key)).orElse(null);
+		return this.registry.find(policy).map((definition) -> state(definition, clientKey(definition, key)))
+			.orElse(null);
 	}
 
 	/**
 	 * Forgets a client's state under a policy, so its next request starts from full capacity.
 	 * @param policy the policy name
-	 * @param key the client's key
+	 * @param key the client's key, or its address where it is counted by address
 	 * @return the state after the reset, or {@code null} (404) for an unknown policy
 	 */
 	@DeleteOperation
 	public @Nullable ClientState reset(@Selector String policy, @Selector String key) {
 		return this.registry.find(policy).map((definition) -> {
-			this.enforcer.reset(definition, key);
-			return state(definition, key);
+			String client = clientKey(definition, key);
+			this.enforcer.reset(definition, client);
+			return state(definition, client);
 		}).orElse(null);
+	}
+
+	/**
+	 * The key a client named in a URL is stored under: an address, under a policy keyed by {@code ip} or after the
+	 * {@code ip:} of a fallback key, becomes its prefix key; anything else (such as a key already grouped, which
+	 * is no address) is used as given.
+	 */
+	private String clientKey(PolicyDefinition policy, String key) {
+		if (key.startsWith(IP_FALLBACK)) {
+			return IP_FALLBACK + this.ipKeys.keyOf(key.substring(IP_FALLBACK.length()));
+		}
+		return IP.equals(policy.keyStrategy().trim()) ? this.ipKeys.keyOf(key) : key;
 	}
 
 	private PolicyReport report(PolicyDefinition policy) {
