@@ -44,11 +44,23 @@ public final class RequestKeyResolvers {
 
 	private static final SpelExpressionParser PARSER = new SpelExpressionParser();
 
-	private static final String FALLBACK_PREFIX = "ip:";
+	/** What the key of a client counted by its address under another strategy starts with. */
+	public static final String FALLBACK_PREFIX = "ip:";
+
+	private static final String IP = "ip";
 
 	private static final String ESCAPE = "~";
 
 	private RequestKeyResolvers() {
+	}
+
+	/**
+	 * Whether a configured key strategy is {@code ip}.
+	 * @param strategy the strategy as configured
+	 * @return whether it keys clients by their address
+	 */
+	public static boolean isIp(String strategy) {
+		return IP.equals(strategy.trim());
 	}
 
 	/**
@@ -83,7 +95,7 @@ public final class RequestKeyResolvers {
 		String kind = (colon < 0) ? trimmed : trimmed.substring(0, colon);
 		String argument = (colon < 0) ? "" : trimmed.substring(colon + 1).trim();
 		return switch (kind) {
-			case "ip" -> noArgument(strategy, argument, ip(ipKeys));
+			case IP -> noArgument(strategy, argument, ip(ipKeys));
 			case "global" -> noArgument(strategy, argument, (request) -> GLOBAL_KEY);
 			case "principal" -> orIp(KeyResolver.afterAuthentication(
 					noArgument(strategy, argument, RequestKeyResolvers::principal)), ipKeys);

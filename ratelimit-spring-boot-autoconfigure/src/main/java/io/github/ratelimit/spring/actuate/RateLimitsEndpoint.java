@@ -16,6 +16,7 @@ import io.github.ratelimit.spring.PolicyUse;
 import io.github.ratelimit.spring.RateLimitCounters;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitRegistry;
+import io.github.ratelimit.spring.RequestKeyResolvers;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.Access;
@@ -35,10 +36,6 @@ import org.springframework.web.util.pattern.PathPattern;
  */
 @Endpoint(id = "ratelimits", defaultAccess = Access.READ_ONLY)
 public class RateLimitsEndpoint {
-
-	private static final String IP = "ip";
-
-	private static final String IP_FALLBACK = "ip:";
 
 	private final RateLimitRegistry registry;
 
@@ -125,10 +122,11 @@ public class RateLimitsEndpoint {
 	 * is no address) is used as given.
 	 */
 	private String clientKey(PolicyDefinition policy, String key) {
-		if (key.startsWith(IP_FALLBACK)) {
-			return IP_FALLBACK + this.ipKeys.keyOf(key.substring(IP_FALLBACK.length()));
+		String fallback = RequestKeyResolvers.FALLBACK_PREFIX;
+		if (key.startsWith(fallback)) {
+			return fallback + this.ipKeys.keyOf(key.substring(fallback.length()));
 		}
-		return IP.equals(policy.keyStrategy().trim()) ? this.ipKeys.keyOf(key) : key;
+		return RequestKeyResolvers.isIp(policy.keyStrategy()) ? this.ipKeys.keyOf(key) : key;
 	}
 
 	private PolicyReport report(PolicyDefinition policy) {

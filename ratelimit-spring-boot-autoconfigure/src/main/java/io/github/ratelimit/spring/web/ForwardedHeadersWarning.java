@@ -5,6 +5,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.RateLimitRegistry;
+import io.github.ratelimit.spring.RequestKeyResolvers;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -18,8 +19,6 @@ import org.springframework.context.event.ContextRefreshedEvent;
 public class ForwardedHeadersWarning implements ApplicationListener<ContextRefreshedEvent> {
 
 	private static final Log logger = LogFactory.getLog(ForwardedHeadersWarning.class);
-
-	private static final String IP = "ip";
 
 	private final RateLimitRegistry registry;
 
@@ -49,7 +48,7 @@ public class ForwardedHeadersWarning implements ApplicationListener<ContextRefre
 
 	/** Whether requests meet the policy keyed by client IP: through the filter, or an annotation without a key. */
 	private boolean keysByIp(PolicyDefinition policy) {
-		if (!IP.equals(policy.keyStrategy().trim())) {
+		if (!RequestKeyResolvers.isIp(policy.keyStrategy())) {
 			return false;
 		}
 		return !policy.paths().isEmpty()
