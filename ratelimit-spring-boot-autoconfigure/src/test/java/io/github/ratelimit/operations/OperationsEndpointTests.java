@@ -90,6 +90,27 @@ class OperationsEndpointTests {
 		assertThat(next.headers().firstValue("X-RateLimit-Remaining")).hasValue("1");
 	}
 
+	/**
+	 * An IPv6 client's {@code ip} key is its prefix ({@code 2001:db8:1:2::/64}): its slash is part of the key, so an
+	 * operator can read and reset that client through the path.
+	 */
+	@Test
+	void aKeyWithASlashSuchAsAnIpv6PrefixCanBeReadAndReset() {
+		HttpProbe http = new HttpProbe(this.port);
+		String client = "2001:db8:" + Integer.toHexString(UUID.randomUUID().hashCode() & 0xffff) + ":2::/64";
+		for (int i = 0; i < 3; i++) {
+			assertThat(http.get("/hello", "X-Client", client).statusCode()).isEqualTo(200);
+		}
+		HttpResponse<String> read = http.get("/actuator/ratelimits/hello/" + client);
+		assertThat(read.statusCode()).isEqualTo(200);
+		assertThat(body(read).get("key").asString()).isEqualTo(client);
+		assertThat(body(read).get("remaining").asLong()).isZero();
+		HttpResponse<String> reset = http.delete("/actuator/ratelimits/hello/" + client);
+		assertThat(reset.statusCode()).isEqualTo(200);
+		assertThat(body(reset).get("remaining").asLong()).isEqualTo(3);
+		assertThat(http.get("/hello", "X-Client", client).statusCode()).isEqualTo(200);
+	}
+
 	@Test
 	void deleteResetsAClientToItsFullCapacity() {
 		HttpProbe http = new HttpProbe(this.port);

@@ -3,6 +3,12 @@ package io.github.ratelimit.core.memory;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Policy;
@@ -67,6 +73,51 @@ class InMemoryRateLimiterMemoryTests {
 		// only the late client's state still matters: the room of the others is free again, not taken by evictions
 		assertThat(backend.size()).isEqualTo(1);
 		assertThat(backend.evictions()).isZero();
+	}
+
+	@Test
+	void theFirstEvictionIsLoggedAsAWarningOnce() {
+		List<LogRecord> records = new CopyOnWriteArrayList<>();
+		Handler handler = new Handler() {
+
+			@Override
+			public void publish(LogRecord logRecord) {
+				records.add(logRecord);
+			}
+
+			@Override
+			public void flush() {
+			}
+
+			@Override
+			public void close() {
+			}
+
+		};
+		// System.Logger goes to java.util.logging when nothing else is installed, as in this module's tests
+		Logger logger = Logger.getLogger(InMemoryRateLimiterBackend.class.getName());
+		logger.addHandler(handler);
+		try {
+			InMemoryRateLimiterBackend backend = new InMemoryRateLimiterBackend(this.clock, "ratelimit", 10);
+			RateLimiter limiter = backend.create(Policy.of("p", Algorithm.TOKEN_BUCKET, "5/1h"));
+			for (int client = 0; client < 10; client++) {
+				limiter.tryAcquire("client-" + client);
+			}
+			assertThat(backend.size()).isEqualTo(10);
+			assertThat(records).as("nothing evicted yet").isEmpty();
+			for (int client = 10; client < 100; client++) {
+				limiter.tryAcquire("client-" + client);
+			}
+			assertThat(backend.size()).isLessThanOrEqualTo(10);
+			assertThat(backend.evictions()).isGreaterThanOrEqualTo(90);
+			assertThat(records).singleElement().satisfies((logRecord) -> {
+				assertThat(logRecord.getLevel()).isEqualTo(Level.WARNING);
+				assertThat(logRecord.getMessage()).contains("maximum of 10 clients", "logged once");
+			});
+		}
+		finally {
+			logger.removeHandler(handler);
+		}
 	}
 
 	@Test

@@ -26,6 +26,20 @@ class CircuitBreakerTests {
 	}
 
 	@Test
+	void retryAfterIsTheTimeUntilTheNextProbeAndAtLeastASecond() {
+		CircuitBreaker breaker = new CircuitBreaker(50, Duration.ofSeconds(1), 1, Duration.ofSeconds(5),
+				this.nanos::get);
+		assertThat(breaker.retryAfter()).as("closed").isEqualTo(Duration.ofSeconds(1));
+		breaker.onFailure(breaker.tryCall(), DOWN);
+		assertThat(breaker.isOpen()).isTrue();
+		assertThat(breaker.retryAfter()).isEqualTo(Duration.ofSeconds(5));
+		advance(Duration.ofMillis(3500));
+		assertThat(breaker.retryAfter()).isEqualTo(Duration.ofMillis(1500));
+		advance(Duration.ofMillis(1000));
+		assertThat(breaker.retryAfter()).isEqualTo(Duration.ofSeconds(1));
+	}
+
+	@Test
 	void oneFailureDoesNotOpenIt() {
 		this.breaker.onFailure(this.breaker.tryCall(), DOWN);
 		assertThat(this.breaker.isOpen()).isFalse();

@@ -24,6 +24,7 @@ import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
 import org.springframework.web.util.pattern.PathPattern;
 
 /**
@@ -92,25 +93,29 @@ public class RateLimitsEndpoint {
 	/**
 	 * A client's state under a policy, consuming nothing.
 	 * @param policy the policy name
-	 * @param key the client's key, or its address where it is counted by address
+	 * @param key the client's key, or its address where it is counted by address: the rest of the path, so that a key
+	 * with slashes (an IPv6 client's {@code 2001:db8:1:2::/64}) can be named
 	 * @return the state, or {@code null} (404) for an unknown policy
 	 */
 	@ReadOperation
-	public @Nullable ClientState client(@Selector String policy, @Selector String key) {
-		return this.registry.find(policy).map((definition) -> state(definition, clientKey(definition, key)))
+	public @Nullable ClientState client(@Selector String policy, @Selector(match = Match.ALL_REMAINING) String[] key) {
+		String client = String.join("/", key);
+		return this.registry.find(policy).map((definition) -> state(definition, clientKey(definition, client)))
 			.orElse(null);
 	}
 
 	/**
 	 * Forgets a client's state under a policy, so its next request starts from full capacity.
 	 * @param policy the policy name
-	 * @param key the client's key, or its address where it is counted by address
+	 * @param key the client's key, or its address where it is counted by address: the rest of the path, as for
+	 * {@link #client(String, String[])}
 	 * @return the state after the reset, or {@code null} (404) for an unknown policy
 	 */
 	@DeleteOperation
-	public @Nullable ClientState reset(@Selector String policy, @Selector String key) {
+	public @Nullable ClientState reset(@Selector String policy, @Selector(match = Match.ALL_REMAINING) String[] key) {
+		String path = String.join("/", key);
 		return this.registry.find(policy).map((definition) -> {
-			String client = clientKey(definition, key);
+			String client = clientKey(definition, path);
 			this.enforcer.reset(definition, client);
 			return state(definition, client);
 		}).orElse(null);
