@@ -204,6 +204,9 @@ final class LettuceScriptExecutor implements ScriptExecutor {
 			future.cancel(false);
 			throw timeout(command, ex);
 		}
+		catch (CancellationException ex) {
+			throw translate(ex, command);
+		}
 		catch (ExecutionException ex) {
 			throw translate(unwrap(ex), command);
 		}
@@ -215,6 +218,12 @@ final class LettuceScriptExecutor implements ScriptExecutor {
 		}
 		if (error instanceof DataAccessException dataAccess) {
 			return dataAccess;
+		}
+		if (error instanceof CancellationException) {
+			// not our caller's interrupt (that is thrown as it is, above): Lettuce cancelled the command, as it does
+			// to the commands in flight when its connection is reset
+			return new RedisConnectionFailureException("Redis connection cancelled " + command + ": "
+					+ error.getMessage(), error);
 		}
 		if (error instanceof IOException) {
 			return new RedisConnectionFailureException("Redis connection lost during " + command + ": "

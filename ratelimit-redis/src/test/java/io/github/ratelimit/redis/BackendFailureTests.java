@@ -2,6 +2,7 @@ package io.github.ratelimit.redis;
 
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -11,6 +12,8 @@ import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.test.TestRedis;
 import io.github.ratelimit.test.TestRedis.EmbeddedRedis;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -127,6 +130,35 @@ class BackendFailureTests {
 	}
 
 	@Test
+	void aCommandLettuceCancelsIsAFailureOfRedisNotABugOfTheRequest() throws Exception {
+		// a backend of its own: resetting a connection whose commands Redis still answers leaves it out of step
+		LettuceConnectionFactory own = factory(true);
+		try (RedisRateLimiterBackend cancelled = new RedisRateLimiterBackend(own, "cancelled", LONG_TIMEOUT)) {
+			cancelled.start();
+			RateLimiter limiter = cancelled.create(Policy.of("cancelled", Algorithm.TOKEN_BUCKET, "5/1h"));
+			assertThat(limiter.tryAcquire("client").allowed()).isTrue();
+			AtomicReference<Throwable> thrown = new AtomicReference<>();
+			pause(Duration.ofSeconds(1));
+			Thread caller = new Thread(() -> thrown.set(catchThrowable(() -> limiter.tryAcquire("client"))));
+			caller.start();
+			CompletableFuture<?> async = limiter.tryAcquireAsync("client", 1).toCompletableFuture();
+			Thread.sleep(200);
+			nativeConnection(own).reset();
+			caller.join(Duration.ofSeconds(10).toMillis());
+			Throwable thrownAsync = catchThrowable(async::join);
+			assertThat(thrown.get()).isInstanceOf(RedisConnectionFailureException.class)
+				.hasRootCauseInstanceOf(CancellationException.class);
+			assertThat(thrownAsync).isInstanceOf(CompletionException.class)
+				.hasCauseInstanceOf(RedisConnectionFailureException.class);
+			assertThat(cancelled.isBackendFailure(thrown.get())).isTrue();
+			assertThat(cancelled.isBackendFailure(thrownAsync)).isTrue();
+		}
+		finally {
+			own.destroy();
+		}
+	}
+
+	@Test
 	void timeoutIsABackendFailureAndATimeout() {
 		QueryTimeoutException timeout = new QueryTimeoutException("Redis did not answer");
 		assertThat(backend.isBackendFailure(timeout)).isTrue();
@@ -177,6 +209,13 @@ class BackendFailureTests {
 	private static void pause(Duration duration) {
 		try (RedisConnection connection = admin.getConnection()) {
 			connection.execute("CLIENT", "PAUSE".getBytes(), Long.toString(duration.toMillis()).getBytes());
+		}
+	}
+
+	/** A factory's shared native connection, which a backend's decisions use. */
+	private static StatefulConnection<?, ?> nativeConnection(LettuceConnectionFactory factory) {
+		try (RedisConnection connection = factory.getConnection()) {
+			return ((RedisAsyncCommands<?, ?>) connection.getNativeConnection()).getStatefulConnection();
 		}
 	}
 
