@@ -64,10 +64,14 @@ class BackendFailureTests {
 
 	@AfterAll
 	static void stop() {
-		backend.close();
-		connectionFactory.destroy();
-		admin.destroy();
-		redis.stop();
+		try {
+			backend.close();
+			connectionFactory.destroy();
+			admin.destroy();
+		}
+		finally {
+			redis.stop();
+		}
 	}
 
 	@Test
