@@ -98,7 +98,7 @@ public class RateLimitsEndpoint {
 	 * @return the state, or {@code null} (404) for an unknown policy
 	 */
 	@ReadOperation
-	public @Nullable ClientState client(@Selector String policy, @Selector(match = Match.ALL_REMAINING) String[] key) {
+	public @Nullable ClientState client(@Selector String policy, @Selector(match = Match.ALL_REMAINING) String... key) {
 		String client = String.join("/", key);
 		return this.registry.find(policy).map((definition) -> state(definition, clientKey(definition, client)))
 			.orElse(null);
@@ -112,7 +112,7 @@ public class RateLimitsEndpoint {
 	 * @return the state after the reset, or {@code null} (404) for an unknown policy
 	 */
 	@DeleteOperation
-	public @Nullable ClientState reset(@Selector String policy, @Selector(match = Match.ALL_REMAINING) String[] key) {
+	public @Nullable ClientState reset(@Selector String policy, @Selector(match = Match.ALL_REMAINING) String... key) {
 		String path = String.join("/", key);
 		return this.registry.find(policy).map((definition) -> {
 			String client = clientKey(definition, path);
