@@ -41,7 +41,7 @@ final class DenyCacheCalls {
 			PolicyDefinition definition = new PolicyDefinition(policy, limiter, "ip", (request) -> null, List.of(),
 					List.of(), Set.of(), 1, FailureMode.OPEN, false);
 			// as the starter ships it: 10,000 clients, each answered from the cache for at most one second
-			DenyCache cache = cacheOn ? new DenyCache(10_000, Duration.ofSeconds(1)) : null;
+			DenyCache cache = cacheOn ? new DenyCache(DenyCache.DEFAULT_MAXIMUM_CLIENTS, DenyCache.DEFAULT_MAX_AGE) : null;
 			RateLimitEnforcer enforcer = new RateLimitEnforcer(List.of(), backend, new CircuitBreaker(), cache, 1);
 			redis.flushAll();
 			RedisStats before = redis.stats();

@@ -36,9 +36,6 @@ import org.springframework.context.annotation.Bean;
 public final class RateLimitAutoConfiguration {
 
 
-	/** The longest the deny cache answers for a client before Redis is asked again. */
-	static final Duration DENY_CACHE_MAX_AGE = Duration.ofSeconds(1);
-
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitRegistry rateLimitRegistry(RateLimitProperties properties, RateLimiterBackend backend,
@@ -80,7 +77,7 @@ public final class RateLimitAutoConfiguration {
 		long denyCacheClients = maximumClients("ratelimit.deny-cache.maximum-clients",
 				properties.getDenyCache().getMaximumClients());
 		return new RateLimitEnforcer(recorders.orderedStream().toList(), backend, circuitBreaker(properties),
-				properties.getDenyCache().isEnabled() ? new DenyCache(denyCacheClients, DENY_CACHE_MAX_AGE) : null,
+				properties.getDenyCache().isEnabled() ? new DenyCache(denyCacheClients, DenyCache.DEFAULT_MAX_AGE) : null,
 				instances, inMemoryBackend(properties, "fallback"));
 	}
 

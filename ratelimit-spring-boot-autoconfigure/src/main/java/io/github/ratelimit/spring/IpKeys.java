@@ -2,6 +2,7 @@ package io.github.ratelimit.spring;
 
 import java.util.Arrays;
 import java.util.StringJoiner;
+import java.util.function.IntPredicate;
 
 import org.jspecify.annotations.Nullable;
 
@@ -92,7 +93,7 @@ public final class IpKeys {
 		byte[] bytes = new byte[4];
 		for (int i = 0; i < 4; i++) {
 			String part = parts[i];
-			if (part.isEmpty() || part.length() > 3 || !part.chars().allMatch((c) -> c >= '0' && c <= '9')) {
+			if (part.isEmpty() || part.length() > 3 || !allMatch(part, IpKeys::isDecimalDigit)) {
 				return null;
 			}
 			int value = Integer.parseInt(part);
@@ -148,7 +149,7 @@ public final class IpKeys {
 		int[] words = new int[hexParts + ((ipv4 != null) ? 2 : 0)];
 		for (int i = 0; i < hexParts; i++) {
 			String part = parts[i];
-			if (part.isEmpty() || part.length() > 4 || !part.chars().allMatch(IpKeys::isHexDigit)) {
+			if (part.isEmpty() || part.length() > 4 || !allMatch(part, IpKeys::isHexDigit)) {
 				return null;
 			}
 			words[i] = Integer.parseInt(part, 16);
@@ -158,6 +159,20 @@ public final class IpKeys {
 			words[hexParts + 1] = ((ipv4[2] & 0xff) << 8) | (ipv4[3] & 0xff);
 		}
 		return words;
+	}
+
+	/** Whether every character matches: a loop, since this runs on every ip-keyed decision. */
+	private static boolean allMatch(String text, IntPredicate predicate) {
+		for (int i = 0; i < text.length(); i++) {
+			if (!predicate.test(text.charAt(i))) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	private static boolean isDecimalDigit(int c) {
+		return c >= '0' && c <= '9';
 	}
 
 	private static boolean isHexDigit(int c) {

@@ -61,7 +61,7 @@ public class RateLimitEnforcer {
 	 * @param recorders told of every outcome
 	 */
 	public RateLimitEnforcer(RateLimiterBackend backend, List<RateLimitRecorder> recorders) {
-		this(recorders, backend, new CircuitBreaker(), new DenyCache(10_000, Duration.ofSeconds(1)), 1);
+		this(recorders, backend, new CircuitBreaker(), new DenyCache(DenyCache.DEFAULT_MAXIMUM_CLIENTS, DenyCache.DEFAULT_MAX_AGE), 1);
 	}
 
 	/**

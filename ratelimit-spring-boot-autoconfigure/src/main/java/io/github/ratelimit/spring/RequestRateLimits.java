@@ -52,14 +52,6 @@ public final class RequestRateLimits {
 		return true;
 	}
 
-	/**
-	 * The outcome whose headers the response shows.
-	 * @return the outcome, or {@code null} when none was shown
-	 */
-	public synchronized @Nullable RateLimitOutcome shown() {
-		return this.shown;
-	}
-
 	private record Charge(String policy, String key) {
 	}
 

@@ -28,6 +28,12 @@ import org.jspecify.annotations.Nullable;
  */
 public final class DenyCache {
 
+	/** The most clients remembered unless told otherwise. */
+	public static final long DEFAULT_MAXIMUM_CLIENTS = 10_000;
+
+	/** The longest a refusal is answered from the cache, unless told otherwise, before the backend is asked again. */
+	public static final Duration DEFAULT_MAX_AGE = Duration.ofSeconds(1);
+
 	private final LongSupplier nanoTime;
 
 	private final long maxAgeNanos;
