@@ -48,4 +48,14 @@ public interface RateLimiterBackend {
 		return false;
 	}
 
+	/**
+	 * Whether a decision blocks the calling thread on I/O even through
+	 * {@link RateLimiter#tryAcquireAsync(String, long)}, as with a blocking Redis client such as Jedis: reactive
+	 * callers then make it on a thread that may block, never on an event loop. Deciding in memory does not block.
+	 * @return {@code false} unless the backend's client blocks
+	 */
+	default boolean blocking() {
+		return false;
+	}
+
 }

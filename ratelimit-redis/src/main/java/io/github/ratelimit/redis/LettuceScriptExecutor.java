@@ -106,6 +106,11 @@ final class LettuceScriptExecutor implements ScriptExecutor {
 	}
 
 	@Override
+	public boolean blocking() {
+		return false;
+	}
+
+	@Override
 	public void delete(byte[][] keys) {
 		await(connectedCommands("DEL").del(keys), "DEL");
 	}

@@ -127,6 +127,15 @@ public class RedisRateLimiterBackend implements RateLimiterBackend, AutoCloseabl
 	}
 
 	/**
+	 * Whether decisions block their caller: with a blocking client (Jedis), whose calls Spring Data Redis makes
+	 * synchronously; never with Lettuce.
+	 */
+	@Override
+	public boolean blocking() {
+		return this.redis.blocking();
+	}
+
+	/**
 	 * Stops watching for reconnections and gives back the connection held for decisions.
 	 */
 	@Override

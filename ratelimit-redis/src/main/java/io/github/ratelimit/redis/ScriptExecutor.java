@@ -37,6 +37,12 @@ interface ScriptExecutor extends AutoCloseable {
 	CompletionStage<List<Object>> runAsync(LuaScript script, byte[][] keys, byte[][] arguments);
 
 	/**
+	 * Whether {@link #runAsync} blocks the calling thread until Redis answers (a blocking client).
+	 * @return whether it blocks
+	 */
+	boolean blocking();
+
+	/**
 	 * Deletes keys.
 	 * @param keys the keys, all in one hash slot
 	 */

@@ -71,6 +71,11 @@ final class TemplateScriptExecutor implements ScriptExecutor {
 	}
 
 	@Override
+	public boolean blocking() {
+		return true;
+	}
+
+	@Override
 	public void delete(byte[][] keys) {
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
 			connection.keyCommands().del(keys);

@@ -195,4 +195,22 @@ public final class RateLimitAutoConfiguration {
 		return timeout;
 	}
 
+	/**
+	 * Checks the order of the filter of policies keyed after authentication, on either stack.
+	 * @param filter the filter settings
+	 * @return the order
+	 */
+	static int principalOrder(RateLimitProperties.Filter filter) {
+		if (filter.getPrincipalOrder() <= filter.getOrder()) {
+			throw new InvalidRateLimitConfigurationException("ratelimit.filter.principal-order",
+					"the filter of policies keyed by the authenticated user (order " + filter.getPrincipalOrder()
+							+ ") must run after the one of policies keyed by the request (ratelimit.filter.order "
+							+ filter.getOrder() + ")",
+					"set ratelimit.filter.principal-order above ratelimit.filter.order, with Spring Security's "
+							+ "filter chain (spring.security.filter.order, -100 by default) between them",
+					null);
+		}
+		return filter.getPrincipalOrder();
+	}
+
 }

@@ -1,25 +1,82 @@
 package io.github.ratelimit.autoconfigure;
 
+import io.github.ratelimit.spring.FilterPhase;
+import io.github.ratelimit.spring.RateLimitEnforcer;
+import io.github.ratelimit.spring.RateLimitRegistry;
+import io.github.ratelimit.spring.web.RateLimitExceptionHandler;
+import io.github.ratelimit.spring.web.RateLimitHeaders;
+import io.github.ratelimit.spring.web.reactive.RateLimitWebExceptionHandler;
+import io.github.ratelimit.spring.web.reactive.RateLimitWebFilter;
+import io.github.ratelimit.spring.web.reactive.ReactiveProblemResponseWriter;
+
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.web.reactive.DispatcherHandler;
+import org.springframework.web.server.WebFilter;
 
 /**
- * Stops a reactive (WebFlux) application at start-up with one sentence: this version limits servlet applications
- * only, and a reactive one would otherwise start and limit nothing.
+ * Rate limiting of WebFlux requests: the web filters for policies with paths (one before Spring Security's
+ * {@code WebFilterChainProxy}, one after it), and the 429 rendering of {@code @RateLimited} refusals, in controllers
+ * and elsewhere.
  */
-@AutoConfiguration(before = RateLimitAutoConfiguration.class)
-@ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
+@AutoConfiguration(after = RateLimitAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+@ConditionalOnClass({ WebFilter.class, reactor.core.publisher.Mono.class })
+@ConditionalOnBean(RateLimitRegistry.class)
 public final class RateLimitReactiveAutoConfiguration {
 
 	@Bean
-	Object rateLimitReactiveNotSupported() {
-		throw new InvalidRateLimitConfigurationException("ratelimit.enabled",
-				"this version of the rate limiter supports servlet (Spring MVC) applications only, and this is a "
-						+ "reactive (WebFlux) application, whose requests it would not limit",
-				"set ratelimit.enabled=false, or run the application on Spring MVC", null);
+	@ConditionalOnMissingBean
+	ReactiveProblemResponseWriter rateLimitReactiveProblemResponseWriter() {
+		return new ReactiveProblemResponseWriter();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitWebExceptionHandler rateLimitWebExceptionHandler(RateLimitHeaders headers,
+			ReactiveProblemResponseWriter problems) {
+		return new RateLimitWebExceptionHandler(headers, problems);
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnBooleanProperty(name = "ratelimit.filter.enabled", matchIfMissing = true)
+	static class WebFilterConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean(name = "rateLimitWebFilter")
+		RateLimitWebFilter rateLimitWebFilter(RateLimitProperties properties, RateLimitRegistry registry,
+				RateLimitEnforcer enforcer, RateLimitHeaders headers, ReactiveProblemResponseWriter problems) {
+			return new RateLimitWebFilter(registry.filterPolicies(FilterPhase.BEFORE_AUTHENTICATION),
+					FilterPhase.BEFORE_AUTHENTICATION, properties.getFilter().getOrder(), enforcer, headers, problems);
+		}
+
+		@Bean
+		@ConditionalOnMissingBean(name = "rateLimitPrincipalWebFilter")
+		RateLimitWebFilter rateLimitPrincipalWebFilter(RateLimitProperties properties, RateLimitRegistry registry,
+				RateLimitEnforcer enforcer, RateLimitHeaders headers, ReactiveProblemResponseWriter problems) {
+			return new RateLimitWebFilter(registry.filterPolicies(FilterPhase.AFTER_AUTHENTICATION),
+					FilterPhase.AFTER_AUTHENTICATION, RateLimitAutoConfiguration.principalOrder(properties.getFilter()),
+					enforcer, headers, problems);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(DispatcherHandler.class)
+	static class ControllerConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		RateLimitExceptionHandler rateLimitExceptionHandler(RateLimitHeaders headers) {
+			return new RateLimitExceptionHandler(headers);
+		}
+
 	}
 
 }

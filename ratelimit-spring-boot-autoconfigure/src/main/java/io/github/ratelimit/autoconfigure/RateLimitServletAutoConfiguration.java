@@ -5,7 +5,7 @@ import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
 import io.github.ratelimit.spring.web.servlet.ProblemResponseWriter;
-import io.github.ratelimit.spring.web.servlet.RateLimitExceptionHandler;
+import io.github.ratelimit.spring.web.RateLimitExceptionHandler;
 import io.github.ratelimit.spring.web.servlet.RateLimitFilter;
 import io.github.ratelimit.spring.web.servlet.ServletCurrentRequest;
 import jakarta.servlet.DispatcherType;
@@ -63,7 +63,7 @@ public final class RateLimitServletAutoConfiguration {
 		FilterRegistrationBean<RateLimitFilter> rateLimitPrincipalFilter(RateLimitProperties properties,
 				RateLimitRegistry registry, RateLimitEnforcer enforcer, RateLimitHeaders headers,
 				ProblemResponseWriter problems) {
-			return registration("rateLimitPrincipalFilter", principalOrder(properties.getFilter()),
+			return registration("rateLimitPrincipalFilter", RateLimitAutoConfiguration.principalOrder(properties.getFilter()),
 					new RateLimitFilter(registry.filterPolicies(FilterPhase.AFTER_AUTHENTICATION), enforcer, headers,
 							problems));
 		}
@@ -80,19 +80,6 @@ public final class RateLimitServletAutoConfiguration {
 			registration.setOrder(order);
 			registration.setDispatcherTypes(DispatcherType.REQUEST);
 			return registration;
-		}
-
-		private static int principalOrder(RateLimitProperties.Filter filter) {
-			if (filter.getPrincipalOrder() <= filter.getOrder()) {
-				throw new InvalidRateLimitConfigurationException("ratelimit.filter.principal-order",
-						"the filter of policies keyed by the authenticated user (order " + filter.getPrincipalOrder()
-								+ ") must run after the one of policies keyed by the request (ratelimit.filter.order "
-								+ filter.getOrder() + ")",
-						"set ratelimit.filter.principal-order above ratelimit.filter.order, with Spring Security's "
-								+ "filter chain (spring.security.filter.order, -100 by default) between them",
-						null);
-			}
-			return filter.getPrincipalOrder();
 		}
 
 	}

@@ -1,5 +1,8 @@
 package io.github.ratelimit.spring;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -9,6 +12,10 @@ import org.jspecify.annotations.Nullable;
  * The filter applies a policy before authentication (in front of Spring Security's filter chain) unless its key
  * needs the authenticated user: a resolver that reads {@link RateLimitRequest#principal()} says so with
  * {@link #requiresAuthentication()}, most simply by being built with {@link #afterAuthentication(KeyResolver)}.
+ * <p>
+ * On WebFlux, the filter asks {@link #resolveAsync(RateLimitRequest)}, so a resolver that must look the key up (a
+ * reactive repository, a remote call) can answer without blocking an event loop; see
+ * {@code io.github.ratelimit.spring.web.reactive.ReactiveKeyResolver}.
  */
 @FunctionalInterface
 public interface KeyResolver {
@@ -20,6 +27,17 @@ public interface KeyResolver {
 	 * has none, and the request is then counted under the client's IP address
 	 */
 	@Nullable String resolve(RateLimitRequest request);
+
+	/**
+	 * The client key of a request, for callers that must not block (the WebFlux filter). A resolver that looks the
+	 * key up overrides it; {@link #resolve(RateLimitRequest)} then serves only blocking callers (the servlet stack,
+	 * {@code @RateLimited} methods that do not return a reactive type).
+	 * @param request the request
+	 * @return the key when known, as {@link #resolve(RateLimitRequest)} gives it: by default, that key at once
+	 */
+	default CompletionStage<@Nullable String> resolveAsync(RateLimitRequest request) {
+		return CompletableFuture.completedFuture(resolve(request));
+	}
 
 	/**
 	 * Whether this resolver needs the authenticated user, so that the filter must apply its policies after
@@ -43,6 +61,11 @@ public interface KeyResolver {
 			@Override
 			public @Nullable String resolve(RateLimitRequest request) {
 				return resolver.resolve(request);
+			}
+
+			@Override
+			public CompletionStage<@Nullable String> resolveAsync(RateLimitRequest request) {
+				return resolver.resolveAsync(request);
 			}
 
 			@Override

@@ -2,6 +2,7 @@ package io.github.ratelimit.spring;
 
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletionStage;
 
 import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimiter;
@@ -46,6 +47,17 @@ public record PolicyDefinition(Policy policy, RateLimiter limiter, String keyStr
 	public String keyOf(RateLimitRequest request) {
 		String key = this.keyResolver.resolve(request);
 		return (key != null && !key.isEmpty()) ? key : request.remoteAddress();
+	}
+
+	/**
+	 * The client key of a request under this policy, for callers that must not block: the same key as
+	 * {@link #keyOf(RateLimitRequest)}, from {@link KeyResolver#resolveAsync(RateLimitRequest)}.
+	 * @param request the request
+	 * @return the key when known
+	 */
+	public CompletionStage<String> keyOfAsync(RateLimitRequest request) {
+		return this.keyResolver.resolveAsync(request)
+			.thenApply((key) -> (key != null && !key.isEmpty()) ? key : request.remoteAddress());
 	}
 
 	/**

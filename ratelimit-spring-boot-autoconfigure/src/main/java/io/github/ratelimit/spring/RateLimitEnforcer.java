@@ -3,6 +3,9 @@ package io.github.ratelimit.spring;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -97,48 +100,156 @@ public class RateLimitEnforcer {
 	}
 
 	/**
-	 * Enforces a policy on one request.
+	 * Enforces a policy on one request, waiting for the backend's answer (at most the decision timeout).
 	 * @param policy the policy
 	 * @param key the client's key
 	 * @param permits the request's cost
 	 * @return the outcome
 	 */
 	public RateLimitOutcome enforce(PolicyDefinition policy, String key, long permits) {
-		if (permits < 1) {
-			throw new IllegalArgumentException("Permits must be at least 1, was " + permits);
+		RateLimitOutcome early = beforeCall(policy, key, permits);
+		if (early != null) {
+			return early;
 		}
-		Decision cached = (this.denyCache != null) ? this.denyCache.find(policy.name(), key, permits) : null;
-		if (cached != null) {
-			return record(new RateLimitOutcome(policy, cached, refusedKind(policy), permits), -1);
-		}
-		long ticket = this.breaker.tryCall();
-		if (ticket == CircuitBreaker.NOT_PERMITTED) {
+		Call call = new Call(policy, key, permits, this.breaker.tryCall());
+		if (call.ticket == CircuitBreaker.NOT_PERMITTED) {
 			return record(fail(policy, key, permits, this.breaker.lastError(), true), -1);
 		}
-		long start = System.nanoTime();
-		long denyCacheStart = (this.denyCache != null) ? this.denyCache.now() : 0;
 		Decision decision;
 		try {
 			decision = policy.limiter().tryAcquire(key, permits);
 		}
 		catch (RuntimeException ex) {
-			long backendNanos = System.nanoTime() - start;
-			boolean backendFailed = report(policy, ticket, ex);
-			return record(fail(policy, key, permits, ex, backendFailed), backendNanos);
+			return call.failed(ex);
 		}
 		catch (Error error) {
-			this.breaker.onIgnored(ticket);
+			this.breaker.onIgnored(call.ticket);
 			throw error;
 		}
-		long backendNanos = System.nanoTime() - start;
-		this.breaker.onSuccess(ticket);
-		if (decision.allowed()) {
-			return record(new RateLimitOutcome(policy, decision, RateLimitOutcome.Kind.ALLOWED, permits), backendNanos);
+		return call.decided(decision);
+	}
+
+	/**
+	 * Enforces a policy on one request without waiting for the backend: the same outcome as
+	 * {@link #enforce(PolicyDefinition, String, long)}, for reactive and asynchronous callers. The deny cache, the
+	 * circuit breaker, the failure modes and the recorders behave exactly as on that path. The outcome is complete at
+	 * once when no backend call is made (a cached refusal, an open breaker, the in-memory backend); otherwise it
+	 * completes on the thread of the backend's client (Lettuce's event loop), within the decision timeout, and never
+	 * exceptionally, unless with an {@link Error}. Where the backend {@linkplain RateLimiterBackend#blocking() blocks},
+	 * this method blocks too: a reactive caller moves it off its event loop first ({@link #blocking()}).
+	 * @param policy the policy
+	 * @param key the client's key
+	 * @param permits the request's cost
+	 * @return the outcome, when known
+	 */
+	public CompletionStage<RateLimitOutcome> enforceAsync(PolicyDefinition policy, String key, long permits) {
+		RateLimitOutcome early = beforeCall(policy, key, permits);
+		if (early != null) {
+			return CompletableFuture.completedFuture(early);
 		}
-		if (this.denyCache != null) {
-			this.denyCache.remember(policy.name(), key, permits, decision, denyCacheStart);
+		Call call = new Call(policy, key, permits, this.breaker.tryCall());
+		if (call.ticket == CircuitBreaker.NOT_PERMITTED) {
+			return CompletableFuture.completedFuture(
+					record(fail(policy, key, permits, this.breaker.lastError(), true), -1));
 		}
-		return record(new RateLimitOutcome(policy, decision, refusedKind(policy), permits), backendNanos);
+		CompletionStage<Decision> decision;
+		try {
+			decision = policy.limiter().tryAcquireAsync(key, permits);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.completedFuture(call.failed(ex));
+		}
+		catch (Error error) {
+			this.breaker.onIgnored(call.ticket);
+			throw error;
+		}
+		return decision.handle(call::completed);
+	}
+
+	/**
+	 * Whether {@link #enforceAsync} blocks its caller because the backend's client does
+	 * ({@link RateLimiterBackend#blocking()}).
+	 * @return whether reactive callers must call it on a thread that may block
+	 */
+	public boolean blocking() {
+		return this.backend.blocking();
+	}
+
+	/**
+	 * The outcome of a request decided without a backend call (a refusal remembered by the deny cache), or
+	 * {@code null} when the backend must be asked.
+	 */
+	private @Nullable RateLimitOutcome beforeCall(PolicyDefinition policy, String key, long permits) {
+		if (permits < 1) {
+			throw new IllegalArgumentException("Permits must be at least 1, was " + permits);
+		}
+		Decision cached = (this.denyCache != null) ? this.denyCache.find(policy.name(), key, permits) : null;
+		return (cached != null) ? record(new RateLimitOutcome(policy, cached, refusedKind(policy), permits), -1) : null;
+	}
+
+	/**
+	 * One call of a policy's limiter, from the breaker's ticket to its outcome: what both paths do once the backend
+	 * answered or failed.
+	 */
+	private final class Call {
+
+		private final PolicyDefinition policy;
+
+		private final String key;
+
+		private final long permits;
+
+		private final long ticket;
+
+		private final long start = System.nanoTime();
+
+		private final long denyCacheStart;
+
+		Call(PolicyDefinition policy, String key, long permits, long ticket) {
+			this.policy = policy;
+			this.key = key;
+			this.permits = permits;
+			this.ticket = ticket;
+			this.denyCacheStart = (RateLimitEnforcer.this.denyCache != null) ? RateLimitEnforcer.this.denyCache.now() : 0;
+		}
+
+		RateLimitOutcome completed(@Nullable Decision decision, @Nullable Throwable error) {
+			if (error == null) {
+				return decided(decision);
+			}
+			Throwable cause = (error instanceof CompletionException && error.getCause() != null) ? error.getCause()
+					: error;
+			if (cause instanceof RuntimeException runtime) {
+				return failed(runtime);
+			}
+			RateLimitEnforcer.this.breaker.onIgnored(this.ticket);
+			if (cause instanceof Error fatal) {
+				throw fatal;
+			}
+			throw new CompletionException(cause);
+		}
+
+		RateLimitOutcome decided(Decision decision) {
+			long backendNanos = System.nanoTime() - this.start;
+			RateLimitEnforcer.this.breaker.onSuccess(this.ticket);
+			if (decision.allowed()) {
+				return record(new RateLimitOutcome(this.policy, decision, RateLimitOutcome.Kind.ALLOWED, this.permits),
+						backendNanos);
+			}
+			if (RateLimitEnforcer.this.denyCache != null) {
+				RateLimitEnforcer.this.denyCache.remember(this.policy.name(), this.key, this.permits, decision,
+						this.denyCacheStart);
+			}
+			return record(new RateLimitOutcome(this.policy, decision, refusedKind(this.policy), this.permits),
+					backendNanos);
+		}
+
+		RateLimitOutcome failed(RuntimeException error) {
+			long backendNanos = System.nanoTime() - this.start;
+			boolean backendFailed = report(this.policy, this.ticket, error);
+			return record(fail(this.policy, this.key, this.permits, error, backendFailed), backendNanos);
+		}
+
 	}
 
 	/**

@@ -1,6 +1,7 @@
 package io.github.ratelimit.spring;
 
 import java.security.Principal;
+import java.util.concurrent.CompletionStage;
 
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -119,14 +120,27 @@ public final class RequestKeyResolvers {
 	 * authentication} when the resolver does
 	 */
 	public static KeyResolver orIp(KeyResolver resolver, IpKeys ipKeys) {
-		KeyResolver withFallback = (request) -> {
-			String key = resolver.resolve(request);
-			if (!StringUtils.hasLength(key)) {
-				return FALLBACK_PREFIX + ipKeys.keyOf(request.remoteAddress());
+		KeyResolver withFallback = new KeyResolver() {
+
+			@Override
+			public String resolve(RateLimitRequest request) {
+				return orIp(resolver.resolve(request), request, ipKeys);
 			}
-			return (key.startsWith(FALLBACK_PREFIX) || key.startsWith(ESCAPE)) ? ESCAPE + key : key;
+
+			@Override
+			public CompletionStage<@Nullable String> resolveAsync(RateLimitRequest request) {
+				return resolver.resolveAsync(request).thenApply((key) -> orIp(key, request, ipKeys));
+			}
+
 		};
 		return resolver.requiresAuthentication() ? KeyResolver.afterAuthentication(withFallback) : withFallback;
+	}
+
+	private static String orIp(@Nullable String key, RateLimitRequest request, IpKeys ipKeys) {
+		if (!StringUtils.hasLength(key)) {
+			return FALLBACK_PREFIX + ipKeys.keyOf(request.remoteAddress());
+		}
+		return (key.startsWith(FALLBACK_PREFIX) || key.startsWith(ESCAPE)) ? ESCAPE + key : key;
 	}
 
 	private static KeyResolver header(String name) {

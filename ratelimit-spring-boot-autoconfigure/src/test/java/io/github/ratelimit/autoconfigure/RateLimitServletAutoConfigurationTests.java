@@ -8,7 +8,7 @@ import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.spring.annotation.RateLimitedAdvisor;
 import io.github.ratelimit.spring.web.HeaderStyle;
 import io.github.ratelimit.spring.web.servlet.ProblemResponseWriter;
-import io.github.ratelimit.spring.web.servlet.RateLimitExceptionHandler;
+import io.github.ratelimit.spring.web.RateLimitExceptionHandler;
 import io.github.ratelimit.spring.web.servlet.RateLimitFilter;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
 import jakarta.servlet.DispatcherType;

@@ -1,10 +1,8 @@
-package io.github.ratelimit.spring.web.servlet;
+package io.github.ratelimit.spring.web;
 
 import io.github.ratelimit.spring.RateLimitExceededException;
 import io.github.ratelimit.spring.RateLimiterUnavailableException;
 import io.github.ratelimit.spring.annotation.RateLimitedCostException;
-import io.github.ratelimit.spring.web.ProblemJson;
-import io.github.ratelimit.spring.web.RateLimitHeaders;
 
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;

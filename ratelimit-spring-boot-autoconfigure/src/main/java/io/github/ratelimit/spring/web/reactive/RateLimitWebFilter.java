@@ -1,0 +1,148 @@
+package io.github.ratelimit.spring.web.reactive;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import io.github.ratelimit.spring.FilterPhase;
+import io.github.ratelimit.spring.PolicyDefinition;
+import io.github.ratelimit.spring.RateLimitEnforcer;
+import io.github.ratelimit.spring.RateLimitOutcome;
+import io.github.ratelimit.spring.web.RateLimitHeaders;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+import org.springframework.core.Ordered;
+import org.springframework.http.server.PathContainer;
+import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.web.filter.reactive.ServerWebExchangeContextFilter;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebFilter;
+import org.springframework.web.server.WebFilterChain;
+
+/**
+ * Applies configured policies with {@code paths} to the WebFlux requests they match, as the servlet filter does: a
+ * request refused by any of them is answered with 429 (503 when a fail-closed policy cannot reach its backend) and
+ * never reaches the application; an admitted one carries the headers of the policy with the fewest permits left;
+ * shadow policies never change the response. Every decision is made through
+ * {@link RateLimitEnforcer#enforceAsync}, so no event loop waits for Redis (with a blocking client, such as Jedis,
+ * decisions are moved to Reactor's bounded elastic scheduler).
+ * <p>
+ * The auto-configuration registers one filter per {@link FilterPhase}: one ordered before Spring Security's
+ * {@code WebFilterChainProxy}, one after it, which resolves the exchange's principal before keying its policies.
+ * They share the exchange's {@link io.github.ratelimit.spring.RequestRateLimits}. Each puts the exchange in the
+ * Reactor context as Spring's {@link ServerWebExchangeContextFilter} does, so reactive {@code @RateLimited} methods
+ * find the request they serve.
+ */
+public class RateLimitWebFilter implements WebFilter, Ordered {
+
+	private final List<PolicyDefinition> policies;
+
+	private final FilterPhase phase;
+
+	private final RateLimitEnforcer enforcer;
+
+	private final RateLimitHeaders headers;
+
+	private final ReactiveProblemResponseWriter problems;
+
+	private final int order;
+
+	/**
+	 * Creates the filter.
+	 * @param policies the policies it applies, in order: those of its phase
+	 * ({@link io.github.ratelimit.spring.RateLimitRegistry#filterPolicies(FilterPhase)})
+	 * @param phase its phase: after authentication, it resolves the principal before keying
+	 * @param order its order among web filters
+	 * @param enforcer the enforcer
+	 * @param headers the header writer
+	 * @param problems the writer of problem responses
+	 */
+	public RateLimitWebFilter(List<PolicyDefinition> policies, FilterPhase phase, int order,
+			RateLimitEnforcer enforcer, RateLimitHeaders headers, ReactiveProblemResponseWriter problems) {
+		this.policies = List.copyOf(policies);
+		this.phase = phase;
+		this.order = order;
+		this.enforcer = enforcer;
+		this.headers = headers;
+		this.problems = problems;
+	}
+
+	@Override
+	public int getOrder() {
+		return this.order;
+	}
+
+	@Override
+	public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+		List<PolicyDefinition> applicable = applicable(exchange);
+		if (applicable.isEmpty()) {
+			return proceed(exchange, chain);
+		}
+		Mono<WebFluxRateLimitRequest> request = (this.phase == FilterPhase.AFTER_AUTHENTICATION)
+				? exchange.getPrincipal()
+					.map((principal) -> new WebFluxRateLimitRequest(exchange, principal))
+					.defaultIfEmpty(new WebFluxRateLimitRequest(exchange, null))
+				: Mono.just(new WebFluxRateLimitRequest(exchange, null));
+		return request.flatMap((limited) -> enforce(limited, applicable, 0, null, chain));
+	}
+
+	private List<PolicyDefinition> applicable(ServerWebExchange exchange) {
+		if (this.policies.isEmpty()) {
+			return List.of();
+		}
+		String method = exchange.getRequest().getMethod().name();
+		PathContainer path = exchange.getRequest().getPath().pathWithinApplication();
+		List<PolicyDefinition> applicable = null;
+		for (PolicyDefinition policy : this.policies) {
+			if (policy.appliesTo(method, path)) {
+				if (applicable == null) {
+					applicable = new ArrayList<>(this.policies.size());
+				}
+				applicable.add(policy);
+			}
+		}
+		return (applicable != null) ? applicable : List.of();
+	}
+
+	/**
+	 * Enforces the policies from {@code index} on, one after the other, the first refusal answering the request.
+	 */
+	private Mono<Void> enforce(WebFluxRateLimitRequest request, List<PolicyDefinition> applicable, int index,
+			@Nullable RateLimitOutcome shown, WebFilterChain chain) {
+		if (index == applicable.size()) {
+			if (shown != null) {
+				this.headers.write(shown, request.exchange().getResponse().getHeaders()::set);
+			}
+			return proceed(request.exchange(), chain);
+		}
+		PolicyDefinition policy = applicable.get(index);
+		return Mono.fromCompletionStage(() -> policy.keyOfAsync(request))
+			.flatMap((key) -> decide(policy, key).flatMap((outcome) -> {
+				if (outcome.refused()) {
+					return refuse(outcome, request);
+				}
+				request.rateLimits().charged(policy, key);
+				RateLimitOutcome next = request.rateLimits().show(outcome) ? outcome : shown;
+				return enforce(request, applicable, index + 1, next, chain);
+			}));
+	}
+
+	private Mono<RateLimitOutcome> decide(PolicyDefinition policy, String key) {
+		Mono<RateLimitOutcome> decision = Mono
+			.fromCompletionStage(() -> this.enforcer.enforceAsync(policy, key, policy.cost()));
+		return this.enforcer.blocking() ? decision.subscribeOn(Schedulers.boundedElastic()) : decision;
+	}
+
+	private Mono<Void> refuse(RateLimitOutcome outcome, WebFluxRateLimitRequest request) {
+		ServerHttpResponse response = request.exchange().getResponse();
+		this.headers.write(outcome, response.getHeaders()::set);
+		return this.problems.write(outcome.refusal(request.uri()), response);
+	}
+
+	private static Mono<Void> proceed(ServerWebExchange exchange, WebFilterChain chain) {
+		return chain.filter(exchange)
+			.contextWrite((context) -> context.put(ServerWebExchangeContextFilter.EXCHANGE_CONTEXT_ATTRIBUTE, exchange));
+	}
+
+}

@@ -1,0 +1,40 @@
+package io.github.ratelimit.spring.web.reactive;
+
+import java.util.concurrent.CompletionStage;
+
+import io.github.ratelimit.spring.KeyResolver;
+import io.github.ratelimit.spring.RateLimitRequest;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
+
+/**
+ * A {@link KeyResolver} that looks the key up without blocking, for WebFlux applications: a reactive repository, a
+ * remote call. Declare one as a bean and name it in configuration with {@code key: bean:<bean name>}; the WebFlux
+ * filter subscribes to its {@code Mono} and an empty one counts the request under the client's IP address. Build one
+ * that needs the authenticated user with {@link KeyResolver#afterAuthentication(KeyResolver)}.
+ */
+@FunctionalInterface
+public interface ReactiveKeyResolver extends KeyResolver {
+
+	/**
+	 * The client key of a request.
+	 * @param request the request
+	 * @return the key, or an empty {@code Mono} when the request has none
+	 */
+	Mono<String> resolveReactive(RateLimitRequest request);
+
+	@Override
+	default CompletionStage<@Nullable String> resolveAsync(RateLimitRequest request) {
+		return resolveReactive(request).toFuture();
+	}
+
+	/**
+	 * The key, waiting for it: only for blocking callers (a servlet application, a {@code @RateLimited} method that
+	 * does not return a reactive type). WebFlux never calls it.
+	 */
+	@Override
+	default @Nullable String resolve(RateLimitRequest request) {
+		return resolveReactive(request).block();
+	}
+
+}
