@@ -5,7 +5,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -18,7 +24,12 @@ import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
 import io.github.ratelimit.core.resilience.CircuitBreaker;
 import io.github.ratelimit.core.resilience.DenyCache;
 import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -26,9 +37,17 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 /**
  * How the enforcer tells a failing backend from a failing request, on a backend whose limiters can be made to fail
  * on demand (in memory underneath): only the backend's failures reach the circuit breaker, and every failure gets
- * its policy's failure mode.
+ * its policy's failure mode. Every test runs on each of the enforcer's paths ({@link Path}): the blocking one, and
+ * the asynchronous one with the backend answering at once or later on another thread, as Lettuce does.
  */
+@ParameterizedClass
+@EnumSource(RateLimitEnforcerTests.Path.class)
 class RateLimitEnforcerTests {
+
+	private static final ExecutorService answering = Executors.newSingleThreadExecutor();
+
+	@Parameter
+	Path path;
 
 	private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
 
@@ -55,20 +74,53 @@ class RateLimitEnforcerTests {
 
 	}), this.backend, this.breaker, new DenyCache(100, Duration.ofSeconds(1)), 1);
 
+	@BeforeEach
+	void answerAsThePathDoes() {
+		this.backend.answering = (this.path == Path.ASYNC_LATER) ? answering : null;
+	}
+
+	@AfterAll
+	static void stopAnswering() {
+		answering.shutdownNow();
+	}
+
+	/**
+	 * Enforces a policy the way this run's path does, throwing what the path lets through (an {@link Error}).
+	 */
+	private RateLimitOutcome enforce(PolicyDefinition policy, String key, long permits) {
+		if (this.path == Path.SYNC) {
+			return this.enforcer.enforce(policy, key, permits);
+		}
+		// join, not get: a caller's interrupt (one test sets it) must not stop the wait
+		CompletableFuture<RateLimitOutcome> outcome = this.enforcer.enforceAsync(policy, key, permits)
+			.toCompletableFuture()
+			.orTimeout(10, TimeUnit.SECONDS);
+		try {
+			return outcome.join();
+		}
+		catch (CompletionException ex) {
+			Throwable cause = (ex.getCause() instanceof CompletionException wrapped) ? wrapped.getCause() : ex.getCause();
+			if (cause instanceof Error error) {
+				throw error;
+			}
+			throw new IllegalStateException("enforceAsync completed exceptionally", cause);
+		}
+	}
+
 	@Test
 	void aPoisonRequestGetsItsFailureModeAndLeavesTheBreakerAndOtherPoliciesAlone() {
 		PolicyDefinition poisoned = policy("poisoned", "100/1h", FailureMode.CLOSED);
 		PolicyDefinition other = policy("other", "5/1h", FailureMode.OPEN);
 		List<RateLimitOutcome.Kind> others = new ArrayList<>();
 		for (int i = 0; i < 50; i++) {
-			assertThat(this.enforcer.enforce(poisoned, FailingBackend.POISON, 1).kind())
+			assertThat(enforce(poisoned, FailingBackend.POISON, 1).kind())
 				.isEqualTo(RateLimitOutcome.Kind.FAILED_CLOSED);
-			others.add(this.enforcer.enforce(other, "client", 1).kind());
+			others.add(enforce(other, "client", 1).kind());
 		}
 		assertThat(this.breaker.isOpen()).isFalse();
 		assertThat(others.subList(0, 5)).containsOnly(RateLimitOutcome.Kind.ALLOWED);
 		assertThat(others.subList(5, 50)).containsOnly(RateLimitOutcome.Kind.DENIED);
-		assertThat(this.enforcer.enforce(poisoned, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.ALLOWED);
+		assertThat(enforce(poisoned, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.ALLOWED);
 		assertThat(this.timeouts).isEmpty();
 	}
 
@@ -76,8 +128,8 @@ class RateLimitEnforcerTests {
 	void aPoisonRequestTheLocalLimiterCannotDecideEitherIsRefusedWithoutAnError() {
 		PolicyDefinition local = policy("local", "100/1h", FailureMode.LOCAL);
 		// an empty key: both the policy's limiter and the local one refuse to decide it
-		assertThat(this.enforcer.enforce(local, "", 1).kind()).isEqualTo(RateLimitOutcome.Kind.FAILED_CLOSED);
-		assertThat(this.enforcer.enforce(local, FailingBackend.POISON, 1).kind())
+		assertThat(enforce(local, "", 1).kind()).isEqualTo(RateLimitOutcome.Kind.FAILED_CLOSED);
+		assertThat(enforce(local, FailingBackend.POISON, 1).kind())
 			.isEqualTo(RateLimitOutcome.Kind.FALLBACK);
 		assertThat(this.breaker.isOpen()).isFalse();
 	}
@@ -87,17 +139,17 @@ class RateLimitEnforcerTests {
 		PolicyDefinition policy = policy("hello", "1000/1h", FailureMode.OPEN);
 		this.backend.failure = () -> new BackendDown("connection refused");
 		for (int i = 0; i < 9; i++) {
-			this.enforcer.enforce(policy, "client", 1);
+			enforce(policy, "client", 1);
 		}
 		assertThat(this.breaker.isOpen()).isFalse();
-		this.enforcer.enforce(policy, "client", 1);
+		enforce(policy, "client", 1);
 		assertThat(this.breaker.isOpen()).isTrue();
 		int calls = this.backend.calls.get();
-		assertThat(this.enforcer.enforce(policy, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.FAILED_OPEN);
+		assertThat(enforce(policy, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.FAILED_OPEN);
 		assertThat(this.backend.calls).as("skipped while open").hasValue(calls);
 		this.backend.failure = null;
 		advance(Duration.ofSeconds(1));
-		assertThat(this.enforcer.enforce(policy, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.ALLOWED);
+		assertThat(enforce(policy, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.ALLOWED);
 		assertThat(this.breaker.isOpen()).isFalse();
 	}
 
@@ -106,10 +158,10 @@ class RateLimitEnforcerTests {
 		PolicyDefinition policy = policy("slow", "1000/1h", FailureMode.LOCAL);
 		this.backend.failure = () -> new BackendTimeout("no answer within 100 ms");
 		for (int i = 0; i < 3; i++) {
-			assertThat(this.enforcer.enforce(policy, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.FALLBACK);
+			assertThat(enforce(policy, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.FALLBACK);
 		}
 		this.backend.failure = () -> new BackendDown("connection refused");
-		this.enforcer.enforce(policy, "client", 1);
+		enforce(policy, "client", 1);
 		assertThat(this.timeouts).containsExactly("slow", "slow", "slow");
 	}
 
@@ -121,9 +173,9 @@ class RateLimitEnforcerTests {
 		this.backend.failure = () -> {
 			throw new StackOverflowError("probe");
 		};
-		assertThatExceptionOfType(StackOverflowError.class).isThrownBy(() -> this.enforcer.enforce(policy, "client", 1));
+		assertThatExceptionOfType(StackOverflowError.class).isThrownBy(() -> enforce(policy, "client", 1));
 		this.backend.failure = null;
-		assertThat(this.enforcer.enforce(policy, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.ALLOWED);
+		assertThat(enforce(policy, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.ALLOWED);
 		assertThat(this.breaker.isOpen()).isFalse();
 	}
 
@@ -133,9 +185,9 @@ class RateLimitEnforcerTests {
 		open(policy);
 		advance(Duration.ofSeconds(1));
 		this.backend.failure = null;
-		assertThat(this.enforcer.enforce(policy, FailingBackend.POISON, 1).kind())
+		assertThat(enforce(policy, FailingBackend.POISON, 1).kind())
 			.isEqualTo(RateLimitOutcome.Kind.FAILED_OPEN);
-		assertThat(this.enforcer.enforce(policy, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.ALLOWED);
+		assertThat(enforce(policy, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.ALLOWED);
 		assertThat(this.breaker.isOpen()).isFalse();
 	}
 
@@ -148,7 +200,7 @@ class RateLimitEnforcerTests {
 		};
 		try {
 			for (int i = 0; i < 20; i++) {
-				assertThat(this.enforcer.enforce(policy, "client", 1).kind())
+				assertThat(enforce(policy, "client", 1).kind())
 					.isEqualTo(RateLimitOutcome.Kind.FAILED_CLOSED);
 				assertThat(Thread.currentThread().isInterrupted()).isTrue();
 			}
@@ -164,22 +216,36 @@ class RateLimitEnforcerTests {
 	void theDenyCacheSurvivesTheBreakerOpeningAndClosing() {
 		PolicyDefinition limited = policy("limited", "1/1h", FailureMode.OPEN);
 		PolicyDefinition other = policy("other", "1000/1h", FailureMode.OPEN);
-		assertThat(this.enforcer.enforce(limited, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.ALLOWED);
-		assertThat(this.enforcer.enforce(limited, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.DENIED);
+		assertThat(enforce(limited, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.ALLOWED);
+		assertThat(enforce(limited, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.DENIED);
 		open(other);
 		advance(Duration.ofSeconds(1));
 		this.backend.failure = null;
-		this.enforcer.enforce(other, "client", 1);
+		enforce(other, "client", 1);
 		assertThat(this.breaker.isOpen()).isFalse();
 		int calls = this.backend.calls.get();
-		assertThat(this.enforcer.enforce(limited, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.DENIED);
+		assertThat(enforce(limited, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.DENIED);
 		assertThat(this.backend.calls).as("refused from the deny cache").hasValue(calls);
+	}
+
+	/** How the enforcer is called, and how the backend answers. */
+	enum Path {
+
+		/** {@link RateLimitEnforcer#enforce}. */
+		SYNC,
+
+		/** {@link RateLimitEnforcer#enforceAsync}, the backend answering before it returns. */
+		ASYNC_AT_ONCE,
+
+		/** {@link RateLimitEnforcer#enforceAsync}, the backend answering later on another thread. */
+		ASYNC_LATER
+
 	}
 
 	private void open(PolicyDefinition policy) {
 		this.backend.failure = () -> new BackendDown("connection refused");
 		for (int i = 0; i < 10; i++) {
-			this.enforcer.enforce(policy, "client", 1);
+			enforce(policy, "client", 1);
 		}
 		assertThat(this.breaker.isOpen()).isTrue();
 	}
@@ -231,6 +297,9 @@ class RateLimitEnforcerTests {
 
 		volatile @Nullable Failure failure;
 
+		/** Where asynchronous answers complete, or {@code null} to answer before returning. */
+		volatile @Nullable Executor answering;
+
 		final AtomicInteger calls = new AtomicInteger();
 
 		@Override
@@ -256,9 +325,23 @@ class RateLimitEnforcerTests {
 					return limiter.tryAcquire(key, permits);
 				}
 
+				/**
+				 * The decision of {@link #tryAcquire}, or its failure (an {@link Error} included), as a future that
+				 * completes at once or on the answering thread. The failure is made on the caller's thread, as a
+				 * client's own argument checks and interrupts are.
+				 */
 				@Override
 				public CompletionStage<Decision> tryAcquireAsync(String key, long permits) {
-					return limiter.tryAcquireAsync(key, permits);
+					CompletableFuture<Decision> answer = new CompletableFuture<>();
+					try {
+						answer.complete(tryAcquire(key, permits));
+					}
+					catch (RuntimeException | Error ex) {
+						answer.completeExceptionally(ex);
+					}
+					Executor later = FailingBackend.this.answering;
+					return (later != null) ? answer.handleAsync((decision, error) -> answer, later)
+						.thenCompose((answered) -> answered) : answer;
 				}
 
 				@Override
