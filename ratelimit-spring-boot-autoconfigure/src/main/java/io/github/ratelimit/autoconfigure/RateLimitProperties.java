@@ -345,12 +345,13 @@ public class RateLimitProperties {
 	}
 
 	/**
-	 * The servlet filters that apply policies with paths: one before Spring Security's filter chain, one after it.
+	 * The web filters (servlet or WebFlux) that apply policies with paths: one before Spring Security's filter chain,
+	 * one after it.
 	 */
 	public static class Filter {
 
 		/**
-		 * Whether the servlet filters are registered.
+		 * Whether the web filters (servlet or WebFlux) are registered.
 		 */
 		private boolean enabled = true;
 
@@ -453,7 +454,7 @@ public class RateLimitProperties {
 		private String key = "ip";
 
 		/**
-		 * Path patterns (Spring PathPattern syntax) the servlet filter applies this policy to. A policy without
+		 * Path patterns (Spring PathPattern syntax) the web filter applies this policy to. A policy without
 		 * paths is only applied by @RateLimited.
 		 */
 		private List<String> paths = new ArrayList<>();

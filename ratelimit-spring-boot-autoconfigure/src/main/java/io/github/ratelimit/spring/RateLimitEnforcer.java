@@ -22,7 +22,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Enforces policies: the one path by which both the servlet filter and {@code @RateLimited} reach a limiter.
+ * Enforces policies: the one path by which the web filters of both stacks and {@code @RateLimited} reach a limiter, blocking ({@link #enforce}) or not ({@link #enforceAsync}).
  * <p>
  * It asks the deny cache first (a client the backend refused a moment ago is refused again without a call), then
  * the policy's limiter, unless the circuit breaker says the backend is failing. When the limiter throws, the policy's

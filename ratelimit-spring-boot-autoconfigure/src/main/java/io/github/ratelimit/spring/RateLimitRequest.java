@@ -7,7 +7,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A web request as rate limiting sees it, whatever the stack that serves it: each stack has a thin adapter (the
- * servlet one wraps an {@code HttpServletRequest}). Key strategies and {@link KeyResolver}s read requests through
+ * servlet one wraps an {@code HttpServletRequest}, the WebFlux one a {@code ServerWebExchange}). Key strategies and {@link KeyResolver}s read requests through
  * it.
  */
 public interface RateLimitRequest {
@@ -52,14 +52,14 @@ public interface RateLimitRequest {
 	@Nullable URI uri();
 
 	/**
-	 * The stack's own request object ({@code HttpServletRequest} on servlet), the root of {@code expr:} key
+	 * The stack's own request object ({@code HttpServletRequest} on servlet, {@code ServerHttpRequest} on WebFlux), the root of {@code expr:} key
 	 * expressions.
 	 * @return the native request
 	 */
 	Object nativeRequest();
 
 	/**
-	 * What rate limiting decided for this request so far, kept with the request (a request attribute on servlet),
+	 * What rate limiting decided for this request so far, kept with the request (a request attribute on servlet, an exchange attribute on WebFlux),
 	 * shared by the filter and {@code @RateLimited}.
 	 * @return the request's rate limits, created on first use
 	 */
