@@ -10,7 +10,6 @@ import java.util.function.BiConsumer;
 import io.github.ratelimit.spring.CurrentRequest;
 import io.github.ratelimit.spring.FirstWarning;
 import io.github.ratelimit.spring.IpKeys;
-import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitOutcome;
 import io.github.ratelimit.spring.RateLimitRequest;
@@ -162,9 +161,8 @@ final class RateLimitedEnforcement {
 	}
 
 	private long permits(AnnotatedPolicy limit, @Nullable Object[] args, @Nullable RateLimitRequest request) {
-		PolicyDefinition policy = limit.policy();
 		Expression expression = limit.cost();
-		return (expression != null) ? cost(limit, expression, args, request) : policy.cost();
+		return (expression != null) ? cost(limit, expression, args, request) : limit.policy().cost();
 	}
 
 	private long cost(AnnotatedPolicy limit, Expression expression, @Nullable Object[] args,
@@ -176,7 +174,7 @@ final class RateLimitedEnforcement {
 		catch (RuntimeException ex) {
 			throw invalidCost(limit, expression, "failed: " + ex.getMessage(), ex);
 		}
-		Long permits = permits(value);
+		Long permits = wholePermits(value);
 		if (permits == null || permits < 1) {
 			throw invalidCost(limit, expression, "came to " + value, null);
 		}
@@ -187,7 +185,7 @@ final class RateLimitedEnforcement {
 	 * A cost as whole permits: integers as they are, fractions rounded up, numbers beyond a long saturated (such a
 	 * cost exceeds every capacity and is refused as never satisfiable).
 	 */
-	private static @Nullable Long permits(@Nullable Object value) {
+	private static @Nullable Long wholePermits(@Nullable Object value) {
 		if (value instanceof Long || value instanceof Integer || value instanceof Short || value instanceof Byte) {
 			return ((Number) value).longValue();
 		}
