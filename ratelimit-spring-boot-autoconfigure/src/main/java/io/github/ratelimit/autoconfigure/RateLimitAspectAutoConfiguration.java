@@ -1,9 +1,13 @@
 package io.github.ratelimit.autoconfigure;
 
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+
 import io.github.ratelimit.spring.CurrentRequest;
 import io.github.ratelimit.spring.IpKeys;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitRegistry;
+import io.github.ratelimit.spring.ReactiveCurrentRequest;
 import io.github.ratelimit.spring.annotation.RateLimitedAdvisor;
 import io.github.ratelimit.spring.annotation.RateLimitedAnnotations;
 import io.github.ratelimit.spring.annotation.RateLimitedInterceptor;
@@ -12,20 +16,23 @@ import io.github.ratelimit.spring.annotation.RateLimitedStartupCheck;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Role;
 
 /**
  * Enforcement of {@code @RateLimited}: an advisor that any auto-proxy creator applies (Spring Boot registers one
- * with or without AspectJ), and the start-up check of every annotated bean.
+ * with or without AspectJ), and the start-up check of every annotated bean. Calls of methods returning futures
+ * continue on Spring Boot's {@code applicationTaskExecutor} when there is one, else on the common fork-join pool.
  */
 @AutoConfiguration(after = { RateLimitAutoConfiguration.class, RateLimitServletAutoConfiguration.class,
-		AopAutoConfiguration.class })
+		RateLimitReactiveAutoConfiguration.class, AopAutoConfiguration.class, TaskExecutionAutoConfiguration.class })
 @ConditionalOnBean(RateLimitRegistry.class)
 public final class RateLimitAspectAutoConfiguration {
 
@@ -53,8 +60,11 @@ public final class RateLimitAspectAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitedInterceptor rateLimitedInterceptor(RateLimitedPolicies policies, RateLimitEnforcer enforcer,
-			RateLimitHeaders headers, CurrentRequest currentRequest, IpKeys ipKeys) {
-		return new RateLimitedInterceptor(policies, enforcer, headers, currentRequest, ipKeys);
+			RateLimitHeaders headers, CurrentRequest currentRequest, IpKeys ipKeys,
+			@Qualifier(TaskExecutionAutoConfiguration.APPLICATION_TASK_EXECUTOR_BEAN_NAME) ObjectProvider<Executor> taskExecutor,
+			ObjectProvider<ReactiveCurrentRequest> reactiveCurrentRequest) {
+		return new RateLimitedInterceptor(policies, enforcer, headers, currentRequest, ipKeys,
+				taskExecutor.getIfAvailable(ForkJoinPool::commonPool), reactiveCurrentRequest.getIfAvailable());
 	}
 
 	@Bean

@@ -3,10 +3,12 @@ package io.github.ratelimit.autoconfigure;
 import io.github.ratelimit.spring.FilterPhase;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitRegistry;
+import io.github.ratelimit.spring.ReactiveCurrentRequest;
 import io.github.ratelimit.spring.web.RateLimitExceptionHandler;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
 import io.github.ratelimit.spring.web.reactive.RateLimitWebExceptionHandler;
 import io.github.ratelimit.spring.web.reactive.RateLimitWebFilter;
+import io.github.ratelimit.spring.web.reactive.WebFluxCurrentRequest;
 import io.github.ratelimit.spring.web.reactive.ReactiveProblemResponseWriter;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -22,8 +24,8 @@ import org.springframework.web.server.WebFilter;
 
 /**
  * Rate limiting of WebFlux requests: the web filters for policies with paths (one before Spring Security's
- * {@code WebFilterChainProxy}, one after it), and the 429 rendering of {@code @RateLimited} refusals, in controllers
- * and elsewhere.
+ * {@code WebFilterChainProxy}, one after it), the request reactive {@code @RateLimited} methods are subscribed in, and
+ * the 429 rendering of {@code @RateLimited} refusals, in controllers and elsewhere.
  */
 @AutoConfiguration(after = RateLimitAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
@@ -35,6 +37,12 @@ public final class RateLimitReactiveAutoConfiguration {
 	@ConditionalOnMissingBean
 	ReactiveProblemResponseWriter rateLimitReactiveProblemResponseWriter() {
 		return new ReactiveProblemResponseWriter();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(ReactiveCurrentRequest.class)
+	WebFluxCurrentRequest rateLimitReactiveCurrentRequest() {
+		return new WebFluxCurrentRequest();
 	}
 
 	@Bean

@@ -6,10 +6,10 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.annotation.Import;
 
 /**
- * A servlet application whose Redis client is Jedis.
+ * A servlet application whose Redis client is Jedis, without Reactor.
  */
 @SpringBootApplication(proxyBeanMethods = false)
-@Import(HelloController.class)
+@Import({ HelloController.class, AsyncReportController.class })
 public class JedisApplication {
 
 }

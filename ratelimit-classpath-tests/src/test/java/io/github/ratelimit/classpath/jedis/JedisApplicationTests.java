@@ -19,8 +19,8 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Runs in a JVM without Lettuce, with Jedis (see this module's pom): a servlet application limits on Redis through
- * Spring Data Redis' blocking connections.
+ * Runs in a JVM without Lettuce, with Jedis, and without Reactor (see this module's pom): a servlet application limits
+ * on Redis through Spring Data Redis' blocking connections, {@code @RateLimited} methods returning futures included.
  */
 class JedisApplicationTests {
 
@@ -43,7 +43,8 @@ class JedisApplicationTests {
 
 	@Test
 	void classpathShouldHaveJedisAndNoLettuce() {
-		Classpath.assertAbsent("io.lettuce.core.RedisClient");
+		Classpath.assertAbsent("io.lettuce.core.RedisClient", "reactor.core.publisher.Mono",
+				"org.springframework.web.reactive.DispatcherHandler");
 		Classpath.assertPresent("redis.clients.jedis.Jedis", "jakarta.servlet.http.HttpServletRequest");
 	}
 
@@ -75,6 +76,12 @@ class JedisApplicationTests {
 	void annotatedMethodShouldBeRefusedAfterItsLimit() {
 		assertThat(app.statuses("/report", 4)).containsExactly(200, 200, 200, 429);
 		assertThat(keys("ratelimit:HelloController.report:*")).isNotEmpty();
+	}
+
+	@Test
+	void annotatedMethodReturningAFutureShouldBeRefusedAfterItsLimit() {
+		assertThat(app.statuses("/async-report", 3)).containsExactly(200, 200, 429);
+		assertThat(keys("ratelimit:AsyncReportController.report:*")).isNotEmpty();
 	}
 
 	private static Set<String> keys(String pattern) {

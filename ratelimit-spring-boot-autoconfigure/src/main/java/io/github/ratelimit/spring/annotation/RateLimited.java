@@ -11,7 +11,12 @@ import org.springframework.core.annotation.AliasFor;
 
 /**
  * Rate limits calls of a method, or of every public method of a class, by a policy. A call refused by the policy
- * throws {@link io.github.ratelimit.spring.RateLimitExceededException}, which Spring MVC renders as 429.
+ * throws {@link io.github.ratelimit.spring.RateLimitExceededException}, which Spring MVC and WebFlux render as 429.
+ * <p>
+ * A method returning a {@code Mono}, a {@code Flux} or another reactive type is decided on each subscription (one
+ * subscription, one call), and a refusal is an error signal; one returning a {@code CompletableFuture} or
+ * {@code CompletionStage} is decided without blocking the caller, and a refusal completes the returned future. Either
+ * way the method runs only once admitted.
  * <pre class="code">
  * &#64;RateLimited("orders")                                  // policy from ratelimit.policies.orders
  * &#64;RateLimited(limits = {"10/1m", "500/1d"}, key = "#customerId")
@@ -55,8 +60,9 @@ public @interface RateLimited {
 
 	/**
 	 * A SpEL expression for the client key, over the method's arguments by name ({@code #customerId}, or
-	 * {@code #p0}), with {@code #request} (the current {@code HttpServletRequest}, if any) and {@code #principal}
-	 * (its user principal, if any). Defaults to the configured policy's key strategy inside a web request (the client
+	 * {@code #p0}), with {@code #request} (the current {@code HttpServletRequest}, or on WebFlux the
+	 * {@code ServerHttpRequest} a reactive method's subscriber serves, if any) and {@code #principal} (its user
+	 * principal, if any). Defaults to the configured policy's key strategy inside a web request (the client
 	 * IP unless configured otherwise), else one global key. An expression that yields nothing or fails counts the
 	 * call under the client IP inside a web request, else under the global key, and is logged.
 	 * @return the key expression

@@ -1,0 +1,25 @@
+package io.github.ratelimit.spring;
+
+import reactor.core.publisher.Mono;
+import reactor.util.context.ContextView;
+
+/**
+ * The web request a reactive {@code @RateLimited} method's subscriber serves, found in the subscriber's Reactor
+ * context, for methods that return a {@code Mono}, a {@code Flux} or another reactive type. The WebFlux stack
+ * provides its own; elsewhere there is none. Used only where Reactor is on the classpath.
+ */
+@FunctionalInterface
+public interface ReactiveCurrentRequest {
+
+	/** No web request: for applications without WebFlux. */
+	ReactiveCurrentRequest NONE = (context) -> Mono.empty();
+
+	/**
+	 * The request a subscriber serves, with its authenticated user resolved, and the setter of its response's
+	 * headers.
+	 * @param context the subscriber's context
+	 * @return the request, or an empty {@code Mono} outside a web request
+	 */
+	Mono<CurrentRequest> request(ContextView context);
+
+}

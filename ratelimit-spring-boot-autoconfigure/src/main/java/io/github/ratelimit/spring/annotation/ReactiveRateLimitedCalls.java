@@ -1,0 +1,75 @@
+package io.github.ratelimit.spring.annotation;
+
+import java.lang.reflect.Method;
+import java.util.List;
+
+import io.github.ratelimit.spring.CurrentRequest;
+import io.github.ratelimit.spring.ReactiveCurrentRequest;
+import io.github.ratelimit.spring.annotation.RateLimitedPolicies.AnnotatedPolicy;
+import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+import org.springframework.aop.ProxyMethodInvocation;
+import org.springframework.aop.interceptor.ExposeInvocationInterceptor;
+import org.springframework.core.ReactiveAdapter;
+import org.springframework.core.ReactiveAdapterRegistry;
+
+/**
+ * Rate limits calls of methods that return a {@code Mono}, a {@code Flux} or another type Spring's
+ * {@link ReactiveAdapterRegistry} adapts: the call returns at once a publisher of the same type that decides on each
+ * subscription (one subscription, one call) and only then invokes the method, through the rest of the advice chain,
+ * and subscribes to what it returns. A refusal is an error signal. Inside a WebFlux request, the request is found in
+ * the subscriber's context ({@link ReactiveCurrentRequest}). Decisions never wait for Redis; with a blocking client
+ * (Jedis) they are made on Reactor's bounded elastic scheduler. Loaded only when Reactor is on the classpath.
+ */
+final class ReactiveRateLimitedCalls {
+
+	private final ReactiveAdapterRegistry adapters = ReactiveAdapterRegistry.getSharedInstance();
+
+	private final RateLimitedEnforcement enforcement;
+
+	private final ReactiveCurrentRequest currentRequest;
+
+	ReactiveRateLimitedCalls(RateLimitedEnforcement enforcement, ReactiveCurrentRequest currentRequest) {
+		this.enforcement = enforcement;
+		this.currentRequest = currentRequest;
+	}
+
+	/**
+	 * The adapter of a method's reactive return type.
+	 * @return the adapter, or {@code null} when the method does not return a reactive type
+	 */
+	@Nullable ReactiveAdapter adapter(Method method) {
+		return this.adapters.getAdapter(method.getReturnType());
+	}
+
+	Object invoke(ProxyMethodInvocation invocation, List<AnnotatedPolicy> limits, ReactiveAdapter adapter) {
+		@Nullable Object[] args = invocation.getArguments();
+		Mono<Void> decided = Mono.deferContextual(this.currentRequest::request)
+			.defaultIfEmpty(CurrentRequest.NONE)
+			.flatMap((current) -> Mono.fromCompletionStage(() -> this.enforcement.enforceAsync(limits, args, current)));
+		if (this.enforcement.blocking()) {
+			decided = decided.subscribeOn(Schedulers.boundedElastic());
+		}
+		Publisher<?> limited = adapter.isMultiValue() ? decided.thenMany(Flux.defer(() -> proceed(invocation, adapter)))
+				: decided.then(Mono.defer(() -> Mono.from(proceed(invocation, adapter))));
+		return adapter.fromPublisher(limited);
+	}
+
+	/**
+	 * Invokes the method for one subscription, through a clone of the invocation so that the advice after this one
+	 * runs for every subscription, with the clone exposed to it (as {@link ExposeInvocationInterceptor} does).
+	 */
+	private static Publisher<?> proceed(ProxyMethodInvocation invocation, ReactiveAdapter adapter) {
+		try {
+			return adapter.toPublisher(ExposeInvocationInterceptor.INSTANCE.invoke(invocation.invocableClone()));
+		}
+		catch (Throwable ex) {
+			return Mono.error(ex);
+		}
+	}
+
+}
