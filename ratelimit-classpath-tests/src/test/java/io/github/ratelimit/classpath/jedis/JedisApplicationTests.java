@@ -19,8 +19,8 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Runs in a JVM without Lettuce, with Jedis (see this module's pom): a servlet application limits on Redis through
- * Spring Data Redis' blocking connections.
+ * Runs in a JVM without Lettuce, and so without Reactor, with Jedis (see this module's pom): a servlet application
+ * limits on Redis through Spring Data Redis' blocking connections.
  */
 class JedisApplicationTests {
 
@@ -42,8 +42,9 @@ class JedisApplicationTests {
 	}
 
 	@Test
-	void classpathShouldHaveJedisAndNoLettuce() {
-		Classpath.assertAbsent("io.lettuce.core.RedisClient");
+	void classpathShouldHaveJedisAndNoLettuceOrReactor() {
+		Classpath.assertAbsent("io.lettuce.core.RedisClient", "reactor.core.publisher.Mono",
+				"org.springframework.web.reactive.DispatcherHandler", "reactor.netty.http.server.HttpServer");
 		Classpath.assertPresent("redis.clients.jedis.Jedis", "jakarta.servlet.http.HttpServletRequest");
 	}
 
