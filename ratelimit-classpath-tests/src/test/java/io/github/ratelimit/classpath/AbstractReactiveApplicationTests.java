@@ -20,7 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * What every reactive scenario proves over real HTTP on Reactor Netty, with BlockHound installed in its JVM (a
  * blocking call on an event loop fails the request): the filter admits a policy's limit and then refuses with 429,
- * the rate limit headers and the problem body, deciding on Redis; health and the {@code ratelimits} endpoint report
+ * the rate limit headers and the problem body, deciding on Redis; so does a {@code @RateLimited} controller method
+ * returning {@code Mono}, decided when the response subscribes to it; health and the {@code ratelimits} endpoint report
  * the Redis backend.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -83,6 +84,14 @@ public abstract class AbstractReactiveApplicationTests {
 		assertThat(this.app.statuses("/hello", 2)).containsExactly(200, 200);
 		Refusals.assertQuotaExceeded(this.app.get("/hello"), "hello", "/hello");
 		assertThat(this.app.context().getBean(StringRedisTemplate.class).keys(this.keyPrefix + ":hello:*"))
+			.isNotEmpty();
+	}
+
+	@Test
+	void annotatedMonoMethodShouldAdmitTheLimitThenRefuseWithTheProblemBody() {
+		assertThat(this.app.statuses("/report", 3)).containsExactly(200, 200, 200);
+		Refusals.assertQuotaExceeded(this.app.get("/report"), "report", "/report");
+		assertThat(this.app.context().getBean(StringRedisTemplate.class).keys(this.keyPrefix + ":report:*"))
 			.isNotEmpty();
 	}
 
