@@ -23,6 +23,19 @@ public final class Classpath {
 	}
 
 	/**
+	 * Asserts that the servlet stack was left out of this JVM: the Servlet API, Tomcat (its core, EL and WebSocket
+	 * jars), Spring Boot's Tomcat and servlet support, and Spring MVC with its auto-configuration.
+	 */
+	public static void assertServletStackAbsent() {
+		assertAbsent("jakarta.servlet.http.HttpServletRequest", "org.apache.catalina.startup.Tomcat",
+				"org.apache.el.ExpressionFactoryImpl", "org.apache.tomcat.websocket.WsSession",
+				"org.springframework.boot.tomcat.TomcatWebServer",
+				"org.springframework.boot.servlet.autoconfigure.HttpEncodingAutoConfiguration",
+				"org.springframework.web.servlet.DispatcherServlet",
+				"org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration");
+	}
+
+	/**
 	 * Asserts that all of these classes can be loaded.
 	 * @param classNames fully qualified class names
 	 */

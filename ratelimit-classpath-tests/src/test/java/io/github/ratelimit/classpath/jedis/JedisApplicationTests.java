@@ -42,9 +42,9 @@ class JedisApplicationTests {
 	}
 
 	@Test
-	void classpathShouldHaveJedisAndNoLettuce() {
+	void classpathShouldHaveJedisAndNoLettuceOrReactor() {
 		Classpath.assertAbsent("io.lettuce.core.RedisClient", "reactor.core.publisher.Mono",
-				"org.springframework.web.reactive.DispatcherHandler");
+				"org.springframework.web.reactive.DispatcherHandler", "reactor.netty.http.server.HttpServer");
 		Classpath.assertPresent("redis.clients.jedis.Jedis", "jakarta.servlet.http.HttpServletRequest");
 	}
 

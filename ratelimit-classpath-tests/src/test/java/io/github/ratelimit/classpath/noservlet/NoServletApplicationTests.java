@@ -20,13 +20,8 @@ class NoServletApplicationTests {
 
 	@Test
 	void classpathShouldLackEveryWebStack() {
-		Classpath.assertAbsent("jakarta.servlet.http.HttpServletRequest", "org.apache.catalina.startup.Tomcat",
-				"org.apache.el.ExpressionFactoryImpl", "org.apache.tomcat.websocket.WsSession",
-				"org.springframework.boot.tomcat.TomcatWebServer",
-				"org.springframework.boot.servlet.autoconfigure.HttpEncodingAutoConfiguration",
-				"org.springframework.web.servlet.DispatcherServlet",
-				"org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration",
-				"org.springframework.web.reactive.DispatcherHandler",
+		Classpath.assertServletStackAbsent();
+		Classpath.assertAbsent("org.springframework.web.reactive.DispatcherHandler",
 				"org.springframework.boot.webflux.autoconfigure.WebFluxAutoConfiguration",
 				"org.springframework.boot.reactor.netty.NettyReactiveWebServerFactory",
 				"reactor.netty.http.server.HttpServer", "reactor.netty.DisposableServer", "redis.clients.jedis.Jedis");
