@@ -103,6 +103,9 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 		if (adapter != null && invocation instanceof ProxyMethodInvocation proxied) {
 			return this.reactive.invoke(proxied, limits, adapter);
 		}
+		if (this.reactive != null) {
+			this.reactive.warnIfNonBlockingThread(method);
+		}
 		this.enforcement.enforce(limits, invocation.getArguments(), this.currentRequest);
 		return invocation.proceed();
 	}

@@ -2,10 +2,14 @@ package io.github.ratelimit.spring.annotation;
 
 import java.lang.reflect.Method;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.ratelimit.spring.CurrentRequest;
 import io.github.ratelimit.spring.ReactiveCurrentRequest;
 import io.github.ratelimit.spring.annotation.RateLimitedPolicies.AnnotatedPolicy;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
@@ -27,7 +31,11 @@ import org.springframework.core.ReactiveAdapterRegistry;
  */
 final class ReactiveRateLimitedCalls {
 
+	private static final Log logger = LogFactory.getLog(RateLimitedInterceptor.class);
+
 	private final ReactiveAdapterRegistry adapters = ReactiveAdapterRegistry.getSharedInstance();
+
+	private final Set<Method> blockingEventLoops = ConcurrentHashMap.newKeySet();
 
 	private final RateLimitedEnforcement enforcement;
 
@@ -44,6 +52,22 @@ final class ReactiveRateLimitedCalls {
 	 */
 	@Nullable ReactiveAdapter adapter(Method method) {
 		return this.adapters.getAdapter(method.getReturnType());
+	}
+
+	/**
+	 * Warns, once per method, when a method that returns neither a reactive type nor a future is called on a
+	 * non-blocking thread (a Reactor Netty event loop, a parallel scheduler): its decision is made by waiting for the
+	 * backend on that thread, which nothing else can then use.
+	 * @param method the method about to be decided by waiting
+	 */
+	void warnIfNonBlockingThread(Method method) {
+		if (Schedulers.isInNonBlockingThread() && this.blockingEventLoops.add(method)) {
+			logger.warn("@RateLimited " + method.getDeclaringClass().getName() + "." + method.getName()
+					+ " returns neither a reactive type nor a future, so its decision waits for the rate limit backend, "
+					+ "and it was called on a non-blocking thread (" + Thread.currentThread().getName() + "), which "
+					+ "waits with it: return a Mono, a Flux or a CompletableFuture to be decided without blocking "
+					+ "(logged once per method)");
+		}
 	}
 
 	Object invoke(ProxyMethodInvocation invocation, List<AnnotatedPolicy> limits, ReactiveAdapter adapter) {

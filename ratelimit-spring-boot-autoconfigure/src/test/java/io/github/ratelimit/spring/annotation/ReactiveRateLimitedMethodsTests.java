@@ -14,10 +14,13 @@ import io.github.ratelimit.test.TestRedisProperties;
 import org.aspectj.lang.ProceedingJoinPoint;
 import org.aspectj.lang.annotation.Around;
 import org.aspectj.lang.annotation.Aspect;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 import reactor.test.StepVerifier;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -25,6 +28,8 @@ import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ContextConsumer;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ApplicationContext;
 import org.springframework.http.HttpHeaders;
 
@@ -185,6 +190,26 @@ class ReactiveRateLimitedMethodsTests {
 		});
 	}
 
+	@Test
+	@ExtendWith(OutputCaptureExtension.class)
+	void aPlainMethodCalledOnANonBlockingThreadShouldBeWarnedOfOncePerMethod(CapturedOutput output) {
+		run("in-memory", (context) -> {
+			ReactiveService service = context.getBean(ReactiveService.class);
+			assertThat(service.plain()).isEqualTo("plain");
+			assertThat(output).doesNotContain("returns neither a reactive type nor a future");
+			for (int i = 0; i < 3; i++) {
+				StepVerifier.create(Mono.fromCallable(service::plain).subscribeOn(Schedulers.parallel()))
+					.expectNext("plain")
+					.expectComplete()
+					.verify(WAIT);
+			}
+			String warning = "@RateLimited " + ReactiveService.class.getName() + ".plain returns neither a reactive "
+					+ "type nor a future, so its decision waits for the rate limit backend, and it was called on a "
+					+ "non-blocking thread (parallel-";
+			assertThat(output.getOut().split(java.util.regex.Pattern.quote(warning), -1)).hasSize(2);
+		});
+	}
+
 	static class ReactiveService {
 
 		private final AtomicInteger invocations = new AtomicInteger();
@@ -210,6 +235,11 @@ class ReactiveRateLimitedMethodsTests {
 		public Mono<Integer> units(String account, int units) {
 			this.invocations.incrementAndGet();
 			return Mono.just(units);
+		}
+
+		@RateLimited(name = "plain", limits = "100/1h")
+		public String plain() {
+			return "plain";
 		}
 
 		@RateLimited("dark")
