@@ -67,7 +67,7 @@ class MvcWebFluxRateLimitedContractCases {
 		}
 
 		@GetMapping("/annotated/closed")
-		@RateLimited("annotated-closed")
+		@RateLimited(name = "annotated-closed", limits = { "5/1m", "2/1h" })
 		public String closed() {
 			return "ok";
 		}
@@ -96,7 +96,7 @@ class MvcWebFluxRateLimitedContractCases {
 		}
 
 		@GetMapping("/annotated/closed")
-		@RateLimited("annotated-closed")
+		@RateLimited(name = "annotated-closed", limits = { "5/1m", "2/1h" })
 		public Mono<String> closed() {
 			return Mono.just("ok");
 		}
