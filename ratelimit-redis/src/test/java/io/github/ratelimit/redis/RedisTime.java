@@ -10,7 +10,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 /**
  * Redis' own clock, for tests whose windows must not roll over while they run.
  */
-final class RedisTime {
+public final class RedisTime {
 
 	private RedisTime() {
 	}
@@ -20,7 +20,7 @@ final class RedisTime {
 	 * @param redis the connection
 	 * @return {@code TIME} in microseconds
 	 */
-	static long micros(StringRedisTemplate redis) {
+	public static long micros(StringRedisTemplate redis) {
 		Long micros = redis
 			.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time(TimeUnit.MICROSECONDS));
 		return micros;
@@ -32,7 +32,7 @@ final class RedisTime {
 	 * @param limit the limit whose windows count
 	 * @param micros the time the test needs
 	 */
-	static void awaitWindowWithAtLeast(StringRedisTemplate redis, Limit limit, long micros)
+	public static void awaitWindowWithAtLeast(StringRedisTemplate redis, Limit limit, long micros)
 			throws InterruptedException {
 		long now = micros(redis);
 		long left = limit.periodMicros() - (now % limit.periodMicros());

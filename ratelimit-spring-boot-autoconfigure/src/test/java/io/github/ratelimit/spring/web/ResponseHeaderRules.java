@@ -20,7 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * (the {@code ietf} ones as RFC 9651 Lists, with a strict parser), item names are unique, {@code RateLimit} names an
  * item of {@code RateLimit-Policy}, {@code q}, {@code w}, {@code r} and {@code t} are non-negative integers, the legacy
  * headers agree with them, a 429's {@code Retry-After} is never earlier than {@code t}, and a refusal's problem body
- * names refused items that the response lists.
+ * names refused items that the response lists. A 400 (a {@code @RateLimited} cost that is no whole number) decided no
+ * limit and says so with a problem body alone.
  */
 final class ResponseHeaderRules {
 
@@ -63,6 +64,13 @@ final class ResponseHeaderRules {
 				assertThat(retryAfter).as("Retry-After of a 503").isNotNull();
 				assertThat(response.values("RateLimit")).as("a 503 decided no limit").isEmpty();
 				checkRefusal(response, policy, limit, retryAfter, RateLimitProblems.TEMPORARY_REDUCED_CAPACITY);
+			}
+			case 400 -> {
+				assertThat(retryAfter).as("Retry-After of a 400").isNull();
+				assertThat(policy).as("RateLimit-Policy of a 400, which decided no limit").isEmpty();
+				assertThat(response.value("X-RateLimit-Limit")).as("X-RateLimit-Limit of a 400").isNull();
+				assertThat(response.value("Content-Type")).startsWith("application/problem+json");
+				assertThat(problem(response)).containsEntry("status", 400);
 			}
 			default -> throw new AssertionError("Unexpected status of " + response);
 		}
