@@ -19,12 +19,8 @@ import static io.github.ratelimit.spring.web.MvcWebFluxResponseContractTests.wit
  * {@code String} and a WebFlux one returning a {@code Mono}, limited alike, answer the same requests with the same
  * status, headers and body: admitted, refused, refused for a cost no wait can satisfy, refused with 400 for a cost that
  * is no whole number, with each header style, and with a backend that cannot be reached.
- * <p>
- * <strong>Not run yet</strong> (its name is not one Surefire runs): WebFlux decides a {@code Mono} method's limits
- * on subscription only once reactive {@code @RateLimited} support is merged. Rename the class to
- * {@code MvcWebFluxRateLimitedContractTests} then.
  */
-class MvcWebFluxRateLimitedContractCases {
+class MvcWebFluxRateLimitedContractTests {
 
 	@ParameterizedTest
 	@ValueSource(strings = { "both", "ietf", "legacy", "none" })
