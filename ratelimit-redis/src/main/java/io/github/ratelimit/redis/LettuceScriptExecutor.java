@@ -10,6 +10,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
@@ -48,6 +49,8 @@ final class LettuceScriptExecutor implements ScriptExecutor {
 	private final Object lock = new Object();
 
 	private volatile @Nullable Held held;
+
+	private final AtomicBoolean connecting = new AtomicBoolean();
 
 	private volatile List<LuaScript> scripts = List.of();
 
@@ -93,7 +96,7 @@ final class LettuceScriptExecutor implements ScriptExecutor {
 	public CompletionStage<List<Object>> runAsync(LuaScript script, byte[][] keys, byte[][] arguments) {
 		CompletionStage<List<Object>> call;
 		try {
-			call = evaluate(script, keys, arguments);
+			call = evaluate(heldOrConnectInBackground().commands(), script, keys, arguments);
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
@@ -131,7 +134,12 @@ final class LettuceScriptExecutor implements ScriptExecutor {
 	}
 
 	private CompletionStage<List<Object>> evaluate(LuaScript script, byte[][] keys, byte[][] arguments) {
-		RedisClusterAsyncCommands<byte[], byte[]> commands = connectedCommands("EVALSHA");
+		return evaluate(connect().commands(), script, keys, arguments);
+	}
+
+	private CompletionStage<List<Object>> evaluate(RedisClusterAsyncCommands<byte[], byte[]> held, LuaScript script,
+			byte[][] keys, byte[][] arguments) {
+		RedisClusterAsyncCommands<byte[], byte[]> commands = connected(held, "EVALSHA");
 		CompletionStage<List<Object>> call = commands.evalsha(script.sha1(), ScriptOutputType.MULTI, keys, arguments);
 		return call.exceptionallyCompose((error) -> (unwrap(error) instanceof RedisNoScriptException)
 				? commands.eval(script.bytes(), ScriptOutputType.MULTI, keys, arguments)
@@ -170,8 +178,11 @@ final class LettuceScriptExecutor implements ScriptExecutor {
 	 * its queue until the timeout, and then perhaps run after all.
 	 */
 	private RedisClusterAsyncCommands<byte[], byte[]> connectedCommands(String command) {
-		Held current = this.held;
-		RedisClusterAsyncCommands<byte[], byte[]> commands = ((current != null) ? current : connect()).commands();
+		return connected(connect().commands(), command);
+	}
+
+	private static RedisClusterAsyncCommands<byte[], byte[]> connected(RedisClusterAsyncCommands<byte[], byte[]> commands,
+			String command) {
 		if (!commands.isOpen()) {
 			throw new RedisConnectionFailureException(
 					"Redis is not connected (Lettuce is reconnecting); " + command + " not sent");
@@ -179,8 +190,44 @@ final class LettuceScriptExecutor implements ScriptExecutor {
 		return commands;
 	}
 
+	/**
+	 * The held connection, for a caller that must not block: when there is none yet (Redis could not be reached at
+	 * start-up), one is opened on a thread of its own, one attempt at a time, and the call fails at once with a
+	 * {@link RedisConnectionFailureException}, as while Lettuce reconnects, rather than waiting for the connection on
+	 * an event loop.
+	 */
+	private Held heldOrConnectInBackground() {
+		Held current = this.held;
+		if (current != null) {
+			return current;
+		}
+		if (this.connecting.compareAndSet(false, true)) {
+			Thread connector = new Thread(() -> {
+				try {
+					loadScripts(connect());
+				}
+				catch (RuntimeException ex) {
+					logger.debug("Could not connect to Redis for rate limit decisions: " + describe(ex));
+				}
+				finally {
+					this.connecting.set(false);
+				}
+			}, "ratelimit-redis-connect");
+			connector.setDaemon(true);
+			connector.start();
+		}
+		throw new RedisConnectionFailureException("Redis is not connected (connecting in the background); EVALSHA not sent");
+	}
+
+	/**
+	 * The held connection, opened on the calling thread when there is none yet.
+	 */
 	@SuppressWarnings("unchecked")
 	private Held connect() {
+		Held held = this.held;
+		if (held != null) {
+			return held;
+		}
 		synchronized (this.lock) {
 			Held current = this.held;
 			if (current == null) {

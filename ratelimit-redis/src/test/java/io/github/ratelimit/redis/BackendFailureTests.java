@@ -111,6 +111,44 @@ class BackendFailureTests {
 		awaitDecision(limiter);
 	}
 
+	/**
+	 * A backend whose Redis could not be reached at start-up holds no connection. A decision that must not block (a
+	 * WebFlux filter's, on an event loop) does not open one on its caller's thread: it fails at once as a connection
+	 * failure while a connection is opened in the background, and once Redis is there, decisions are made.
+	 */
+	@Test
+	void asyncDecisionsOfABackendThatNeverConnectedFailAtOnceAndConnectInTheBackground() throws InterruptedException {
+		int port = TestRedis.freePort();
+		LettuceConnectionFactory unreachable = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration("127.0.0.1", port));
+		unreachable.afterPropertiesSet();
+		unreachable.start();
+		EmbeddedRedis late = null;
+		try (RedisRateLimiterBackend neverConnected = new RedisRateLimiterBackend(unreachable, "late", LONG_TIMEOUT)) {
+			neverConnected.start();
+			RateLimiter limiter = neverConnected.create(Policy.of("late", Algorithm.TOKEN_BUCKET, "5/1h"));
+			CompletableFuture<?> decision = limiter.tryAcquireAsync("client", 1).toCompletableFuture();
+			assertThat(decision).as("failed before returning, without waiting for a connection").isCompletedExceptionally();
+			assertThat(catchThrowable(decision::join)).hasCauseInstanceOf(RedisConnectionFailureException.class)
+				.hasMessageContaining("connecting in the background");
+			late = EmbeddedRedis.start(port);
+			for (int i = 0; i < 200; i++) {
+				CompletableFuture<?> next = limiter.tryAcquireAsync("client", 1).toCompletableFuture();
+				if (catchThrowable(next::join) == null) {
+					return;
+				}
+				Thread.sleep(50);
+			}
+			throw new AssertionError("No decision within 10 s of Redis starting");
+		}
+		finally {
+			unreachable.destroy();
+			if (late != null) {
+				late.stop();
+			}
+		}
+	}
+
 	@Test
 	void interruptedCallerKeepsItsInterruptAndIsNotToldOfATimeout() throws Exception {
 		RateLimiter limiter = backend.create(Policy.of("interrupted", Algorithm.TOKEN_BUCKET, "5/1h"));
