@@ -74,7 +74,8 @@ final class ReactiveRateLimitedCalls {
 		@Nullable Object[] args = invocation.getArguments();
 		Mono<Void> decided = Mono.deferContextual(this.currentRequest::request)
 			.defaultIfEmpty(CurrentRequest.NONE)
-			.flatMap((current) -> Mono.fromCompletionStage(() -> this.enforcement.enforceAsync(limits, args, current)));
+			.flatMap((current) -> Mono
+				.fromCompletionStage(() -> current.continueOn(this.enforcement.enforceAsync(limits, args, current))));
 		if (this.enforcement.blocking()) {
 			decided = decided.subscribeOn(Schedulers.boundedElastic());
 		}

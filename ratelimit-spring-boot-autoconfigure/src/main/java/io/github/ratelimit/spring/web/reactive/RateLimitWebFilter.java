@@ -26,7 +26,8 @@ import org.springframework.web.server.WebFilterChain;
  * never reaches the application; an admitted one carries the headers of the policy with the fewest permits left;
  * shadow policies never change the response. Every decision is made through
  * {@link RateLimitEnforcer#enforceAsync}, so no event loop waits for Redis (with a blocking client, such as Jedis,
- * decisions are moved to Reactor's bounded elastic scheduler).
+ * decisions are moved to Reactor's bounded elastic scheduler), and the exchange continues on its connection's event
+ * loop once Redis answers ({@link ExchangeEventLoop}).
  * <p>
  * The auto-configuration registers one filter per {@link FilterPhase}: one ordered before Spring Security's
  * {@code WebFilterChainProxy}, one after it, which resolves the exchange's principal before keying its policies.
@@ -118,7 +119,7 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 		}
 		PolicyDefinition policy = applicable.get(index);
 		return Mono.fromCompletionStage(() -> policy.keyOfAsync(request))
-			.flatMap((key) -> decide(policy, key).flatMap((outcome) -> {
+			.flatMap((key) -> decide(policy, key, request.exchange()).flatMap((outcome) -> {
 				if (outcome.refused()) {
 					return refuse(outcome, request);
 				}
@@ -128,9 +129,13 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 			}));
 	}
 
-	private Mono<RateLimitOutcome> decide(PolicyDefinition policy, String key) {
-		Mono<RateLimitOutcome> decision = Mono
-			.fromCompletionStage(() -> this.enforcer.enforceAsync(policy, key, policy.cost()));
+	/**
+	 * The outcome of one policy, continuing on the exchange's event loop when the backend answers on another thread
+	 * ({@link ExchangeEventLoop}).
+	 */
+	private Mono<RateLimitOutcome> decide(PolicyDefinition policy, String key, ServerWebExchange exchange) {
+		Mono<RateLimitOutcome> decision = Mono.fromCompletionStage(() -> ExchangeEventLoop
+			.continueOn(this.enforcer.enforceAsync(policy, key, policy.cost()), exchange));
 		return this.enforcer.blocking() ? decision.subscribeOn(Schedulers.boundedElastic()) : decision;
 	}
 

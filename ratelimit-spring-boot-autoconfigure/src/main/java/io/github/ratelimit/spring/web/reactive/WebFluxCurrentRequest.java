@@ -1,6 +1,7 @@
 package io.github.ratelimit.spring.web.reactive;
 
 import java.security.Principal;
+import java.util.concurrent.CompletionStage;
 import java.util.function.BiConsumer;
 
 import io.github.ratelimit.spring.CurrentRequest;
@@ -30,22 +31,29 @@ public class WebFluxCurrentRequest implements ReactiveCurrentRequest {
 	}
 
 	private static CurrentRequest current(ServerWebExchange exchange, @Nullable Principal principal) {
-		return new ExchangeRequest(new WebFluxRateLimitRequest(exchange, principal), exchange.getResponse());
+		return new ExchangeRequest(new WebFluxRateLimitRequest(exchange, principal), exchange);
 	}
 
 	/**
 	 * One exchange: its request, and its response's headers while the response is not committed.
 	 */
-	private record ExchangeRequest(RateLimitRequest request, ServerHttpResponse response) implements CurrentRequest {
+	private record ExchangeRequest(RateLimitRequest request, ServerWebExchange exchange) implements CurrentRequest {
 
 		@Override
 		public @Nullable BiConsumer<String, String> responseHeaders() {
-			return this.response.isCommitted() ? null : this::setHeader;
+			return this.exchange.getResponse().isCommitted() ? null : this::setHeader;
+		}
+
+		/** The decision, continuing on the exchange's event loop ({@link ExchangeEventLoop}). */
+		@Override
+		public <T> CompletionStage<T> continueOn(CompletionStage<T> decision) {
+			return ExchangeEventLoop.continueOn(decision, this.exchange);
 		}
 
 		private void setHeader(String name, String value) {
-			if (!this.response.isCommitted()) {
-				this.response.getHeaders().set(name, value);
+			ServerHttpResponse response = this.exchange.getResponse();
+			if (!response.isCommitted()) {
+				response.getHeaders().set(name, value);
 			}
 		}
 
