@@ -15,9 +15,9 @@ import org.jspecify.annotations.Nullable;
  * Runs every benchmark against a {@code redis-server} it starts itself and writes {@code benchmarks.md} and
  * {@code benchmarks-throughput.png}.
  * <p>
- * Arguments: {@code <docs directory> <sample-app jar> <sample-webflux-app jar>}. System properties (set by {@code run.sh}):
- * {@code benchmark.redisServer} (the binary), {@code benchmark.redisCpu} and {@code benchmark.clientCpu} (the
- * pinning; this JVM must already run on the client CPU), {@code benchmark.command} and
+ * Arguments: {@code <docs directory> <sample-app jar> <sample-webflux-app jar>}. System properties (set by
+ * {@code run.sh}): {@code benchmark.redisServer} (the binary), {@code benchmark.redisCpu} and
+ * {@code benchmark.clientCpu} (the pinning; this JVM must already run on the client CPU), {@code benchmark.command} and
  * {@code benchmark.loadBeforeBuild} (for the report), and those of {@link Settings}.
  */
 public final class RunBenchmarks {
