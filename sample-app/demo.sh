@@ -4,6 +4,7 @@
 # every instance counts on its own. Stops everything it started on exit.
 #
 #   sample-app/demo.sh                  # Redis on localhost:6379 (the first instance starts an embedded one if none)
+#   sample-app/demo.sh --webflux        # the same with sample-webflux-app (Spring WebFlux on Reactor Netty)
 #   REDIS_PORT=6390 sample-app/demo.sh  # another port
 #
 # Environment: REDIS_PORT (6379), PORTS of the instances ("8081 8082 8083"), REQUESTS (15), START_TIMEOUT seconds per instance (180),
@@ -12,7 +13,12 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
-JAR=sample-app/target/sample-app-0.1.0-SNAPSHOT.jar
+case "${1:-}" in
+	"") SAMPLE=sample-app ;;
+	--webflux) SAMPLE=sample-webflux-app ;;
+	*) echo "usage: $0 [--webflux]" >&2; exit 2 ;;
+esac
+JAR=$SAMPLE/target/$SAMPLE-0.1.0-SNAPSHOT.jar
 REDIS_PORT=${REDIS_PORT:-6379}
 read -r -a PORTS <<< "${PORTS:-8081 8082 8083}"
 REQUESTS=${REQUESTS:-15}
@@ -93,7 +99,7 @@ run() {
 	local -A admitted denied
 	KEY_PREFIX="demo-$$-$(date +%s)"
 	echo
-	echo "== ratelimit.backend=$backend: ${#PORTS[@]} instances, policy hello limited to $LIMIT per client IP"
+	echo "== $SAMPLE, ratelimit.backend=$backend: ${#PORTS[@]} instances, policy hello limited to $LIMIT per client IP"
 	start_instance "${PORTS[0]}" "$backend"
 	await_healthy "${PORTS[0]}" "$backend"
 	if grep -q 'Started an embedded Redis server' "$LOGS/$backend-${PORTS[0]}.log"; then
@@ -137,7 +143,7 @@ run() {
 
 if [[ ! -f $JAR ]]; then
 	echo "building $JAR ..."
-	./mvnw -q -pl sample-app -am package -DskipTests
+	./mvnw -q -pl "$SAMPLE" -am package -DskipTests
 fi
 for port in "${PORTS[@]}"; do
 	if listening "$port"; then

@@ -12,7 +12,7 @@ import java.util.function.ToDoubleFunction;
 import io.github.ratelimit.benchmarks.DecisionBenchmark.Cell;
 import io.github.ratelimit.benchmarks.DecisionBenchmark.Decisions;
 import io.github.ratelimit.benchmarks.DecisionBenchmark.Kind;
-import io.github.ratelimit.benchmarks.HttpOverhead.Observation;
+import io.github.ratelimit.benchmarks.HttpOverhead.SampleApp;
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.redis.OurScript;
 
@@ -148,13 +148,11 @@ final class BenchmarkReport {
 		line("|---|---|---|");
 		HttpOverhead.Result http = this.results.http;
 		if (http != null) {
-			for (Observation observation : Observation.values()) {
-				Spread ratio = http.limitedOverUnlimited(observation);
+			for (SampleApp app : SampleApp.values()) {
+				Spread ratio = http.limitedOverUnlimited(app);
 				targetRow(new Target("HTTP: limited ≥ " + Spread.ratio(HTTP_TARGET) + " unlimited requests/s, "
-						+ ((observation == Observation.ON) ? "sample app as shipped (Boot observes Lettuce commands)"
-								: "Boot's Lettuce observation off"),
-						ratio, Spread::ratio, HTTP_TARGET, true,
-						() -> this.notes.http(observation, ratio, HTTP_TARGET)));
+						+ targetName(app), ratio, Spread::ratio, HTTP_TARGET, true,
+						() -> this.notes.http(app, ratio, HTTP_TARGET)));
 			}
 		}
 		else {
@@ -179,6 +177,14 @@ final class BenchmarkReport {
 		line(this.missed.isEmpty() ? "Every target was met."
 				: this.missed.size() + " targets missed: see [What the misses mean](#what-the-misses-mean).");
 		line("");
+	}
+
+	private static String targetName(SampleApp app) {
+		return switch (app) {
+			case SERVLET -> "servlet sample app as shipped (Boot observes Lettuce commands)";
+			case SERVLET_UNOBSERVED -> "servlet sample app, Boot's Lettuce observation off";
+			case WEBFLUX -> "WebFlux sample app as shipped (Boot observes Lettuce commands)";
+		};
 	}
 
 	private void memoryTarget(String algorithm, int bytes) {
@@ -393,47 +399,56 @@ final class BenchmarkReport {
 			line("");
 			return;
 		}
-		line("Two sample-app jars side by side (Tomcat on 127.0.0.1, `-Xmx512m`, "
-				+ "`--ratelimit.policies.hello.limits=" + HttpOverhead.LIMIT + "` so nothing is refused), on the same "
-				+ "Redis: one as shipped, where Spring Boot observes every Lettuce command, and one with "
-				+ "`--spring.autoconfigure.exclude=" + HttpOverhead.LETTUCE_OBSERVATION + "`. `/api/hello` goes "
-				+ "through the rate limit filter (policy `hello`, key `ip`, token-bucket, one Redis decision per "
-				+ "request); `/api/unlimited` does not. `wrk " + wrkOptions() + " <url>`, "
+		line("Three sample app jars side by side (127.0.0.1, `-Xmx512m`, `--ratelimit.policies.hello.limits="
+				+ HttpOverhead.LIMIT + "` so nothing is refused), on the same Redis: the servlet sample (`sample-app`, "
+				+ "Spring MVC on Tomcat) as shipped, where Spring Boot observes every Lettuce command; the same with "
+				+ "`--spring.autoconfigure.exclude=" + HttpOverhead.LETTUCE_OBSERVATION + "`; and the WebFlux sample "
+				+ "(`sample-webflux-app`, Spring WebFlux on Reactor Netty) as shipped. `/api/hello` goes through the "
+				+ "rate limit filter (policy `hello`, key `ip`, token-bucket, one Redis decision per request: the "
+				+ "servlet filter waits for it on the request's thread, the WebFlux filter continues when Lettuce "
+				+ "completes it); `/api/unlimited` does not. `wrk " + wrkOptions() + " <url>`, "
 				+ this.settings.httpWarmUps() + " warm-up run(s) of every (app, path), then " + this.settings.runs()
-				+ " rounds of the four (app, path) pairs in an order that changes every round. App CPU per request: "
-				+ "the sample app process' CPU time (`/proc/<pid>/stat`) over the run, per request.");
+				+ " rounds of the " + 2 * SampleApp.values().length + " (app, path) pairs in an order that changes "
+				+ "every round. App CPU per request: the sample app process' CPU time (`/proc/<pid>/stat`) over the "
+				+ "run, per request.");
 		line("");
-		line("| Lettuce observation | path | requests/s | app CPU per request | CPU of wrk and the app busy, all "
+		line("| sample app | path | requests/s | app CPU per request | CPU of wrk and the app busy, all "
 				+ "processes | p50 (ms) | p99 (ms) |");
 		line("|---|---|---:|---:|---:|---:|---:|");
-		for (Observation observation : Observation.values()) {
+		for (SampleApp app : SampleApp.values()) {
 			for (boolean limited : List.of(false, true)) {
-				line("| " + observation.label() + " | " + HttpOverhead.path(limited) + (limited ? " (limited)" : "")
-						+ " | " + http.spread(observation, limited, HttpOverhead.Run::requestsPerSecond)
-							.format(Spread::rate)
-						+ " | " + http.spread(observation, limited, HttpOverhead.Run::appCpuMicrosPerRequest)
+				line("| " + app.label() + " | " + HttpOverhead.path(limited) + (limited ? " (limited)" : "")
+						+ " | " + http.spread(app, limited, HttpOverhead.Run::requestsPerSecond).format(Spread::rate)
+						+ " | " + http.spread(app, limited, HttpOverhead.Run::appCpuMicrosPerRequest)
 							.format(MissNotes::micros)
-						+ " | " + http.spread(observation, limited, HttpOverhead.Run::clientCpuBusy)
-							.format(MissNotes::percent)
-						+ " | " + http.spread(observation, limited, HttpOverhead.Run::p50Millis).format(BenchmarkReport::millis)
-						+ " | " + http.spread(observation, limited, HttpOverhead.Run::p99Millis).format(BenchmarkReport::millis)
+						+ " | " + http.spread(app, limited, HttpOverhead.Run::clientCpuBusy).format(MissNotes::percent)
+						+ " | " + http.spread(app, limited, HttpOverhead.Run::p50Millis).format(BenchmarkReport::millis)
+						+ " | " + http.spread(app, limited, HttpOverhead.Run::p99Millis).format(BenchmarkReport::millis)
 						+ " |");
 			}
 		}
 		line("");
 		line("| ratio (round by round, then the median) | value |");
 		line("|---|---:|");
-		line("| limited / unlimited, Lettuce observation on (as shipped) | "
-				+ http.limitedOverUnlimited(Observation.ON).format(Spread::ratio) + " |");
-		line("| limited / unlimited, Lettuce observation off | "
-				+ http.limitedOverUnlimited(Observation.OFF).format(Spread::ratio) + " |");
-		line("| limited requests/s, observation off / on | " + http.offOverOn(true).format(Spread::ratio) + " |");
-		line("| unlimited requests/s, observation off / on (no Redis command on this path: the two apps' noise) | "
-				+ http.offOverOn(false).format(Spread::ratio) + " |");
+		for (SampleApp app : SampleApp.values()) {
+			line("| limited / unlimited, " + app.label() + " | " + http.limitedOverUnlimited(app).format(Spread::ratio)
+					+ " |");
+		}
+		line("| servlet: limited requests/s, observation off / on | " + http.offOverOn(true).format(Spread::ratio)
+				+ " |");
+		line("| servlet: unlimited requests/s, observation off / on (no Redis command on this path: the two apps' "
+				+ "noise) | " + http.offOverOn(false).format(Spread::ratio) + " |");
+		line("| limited requests/s, WebFlux / servlet (both as shipped) | "
+				+ http.webfluxOverServlet(true).format(Spread::ratio) + " |");
+		line("| unlimited requests/s, WebFlux / servlet (both as shipped) | "
+				+ http.webfluxOverServlet(false).format(Spread::ratio) + " |");
 		line("");
+		List<String> meters = new ArrayList<>();
+		for (SampleApp app : SampleApp.values()) {
+			meters.add(app.label() + ": " + meters(http, app));
+		}
 		line("Non-2xx responses over all runs: " + http.non2xx() + ". Meters naming Lettuce or Redis commands in "
-				+ "`/actuator/metrics`: observation on: " + meters(http, Observation.ON) + "; observation off: "
-				+ meters(http, Observation.OFF) + ".");
+				+ "`/actuator/metrics`: " + String.join("; ", meters) + ".");
 		line("");
 	}
 
@@ -442,8 +457,8 @@ final class BenchmarkReport {
 				+ this.settings.httpSeconds() + "s --latency";
 	}
 
-	private static String meters(HttpOverhead.Result http, Observation observation) {
-		List<String> meters = http.lettuceMeters().getOrDefault(observation, List.of());
+	private static String meters(HttpOverhead.Result http, SampleApp app) {
+		List<String> meters = http.lettuceMeters().getOrDefault(app, List.of());
 		return meters.isEmpty() ? "none" : "`" + String.join("`, `", meters) + "`";
 	}
 

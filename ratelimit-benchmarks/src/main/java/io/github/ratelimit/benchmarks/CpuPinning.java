@@ -41,7 +41,7 @@ record CpuPinning(@Nullable String redisCpu, @Nullable String clientCpu) {
 			return "none: Redis and every client share all CPUs";
 		}
 		return "Redis alone on CPU " + this.redisCpu + " (`taskset -c " + this.redisCpu + "`); the benchmark JVM, "
-				+ "redis-benchmark, wrk and the sample-app JVMs on CPU " + this.clientCpu + " (`taskset -c "
+				+ "redis-benchmark, wrk and the sample apps' JVMs on CPU " + this.clientCpu + " (`taskset -c "
 				+ this.clientCpu + "`)";
 	}
 

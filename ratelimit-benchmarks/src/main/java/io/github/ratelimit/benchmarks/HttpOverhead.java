@@ -6,24 +6,31 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.ToDoubleFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import org.jspecify.annotations.Nullable;
 
 /**
- * The HTTP cost of the filter: the sample app under {@code wrk}, its limited {@code /api/hello} (with a limit never
- * reached) against its unlimited {@code /api/unlimited}. Two sample apps run side by side, one as shipped (Spring
- * Boot observes every Lettuce command) and one with {@code LettuceObservationAutoConfiguration} excluded; every
- * round runs the four (app, path) pairs one after the other, in an order that rotates from round to round. Traffic
- * goes to 127.0.0.1 only.
+ * The HTTP cost of the filter: the sample apps under {@code wrk}, their limited {@code /api/hello} (with a limit never
+ * reached) against their unlimited {@code /api/unlimited}. Three sample apps run side by side (see {@link SampleApp}):
+ * the servlet sample as shipped (Spring Boot observes every Lettuce command), the servlet sample with
+ * {@code LettuceObservationAutoConfiguration} excluded, and the WebFlux sample as shipped; every round runs the six
+ * (app, path) pairs one after the other, in an order that rotates from round to round. Traffic goes to 127.0.0.1
+ * only.
  */
 final class HttpOverhead {
 
@@ -34,6 +41,9 @@ final class HttpOverhead {
 	static final String LETTUCE_OBSERVATION = "org.springframework.boot.data.redis.autoconfigure.observation."
 			+ "LettuceObservationAutoConfiguration";
 
+	/** The longest a sample app may take to start, on a busy machine. */
+	private static final Duration STARTUP = Duration.ofSeconds(180);
+
 	private static final Pattern RATE = Pattern.compile("Requests/sec:\\s+([0-9.]+)");
 
 	private static final Pattern REQUESTS = Pattern.compile("(\\d+) requests in");
@@ -42,7 +52,7 @@ final class HttpOverhead {
 
 	private static final Pattern METER_NAME = Pattern.compile("\"([^\"]+)\"");
 
-	private final String sampleJar;
+	private final Jars jars;
 
 	private final OwnRedis redis;
 
@@ -56,9 +66,9 @@ final class HttpOverhead {
 
 	private final Consumer<String> log;
 
-	HttpOverhead(String sampleJar, OwnRedis redis, CpuPinning pinning, int threads, int connections, int seconds,
+	HttpOverhead(Jars jars, OwnRedis redis, CpuPinning pinning, int threads, int connections, int seconds,
 			Consumer<String> log) {
-		this.sampleJar = sampleJar;
+		this.jars = jars;
 		this.redis = redis;
 		this.pinning = pinning;
 		this.threads = threads;
@@ -67,12 +77,12 @@ final class HttpOverhead {
 		this.log = log;
 	}
 
-	List<String> sampleCommand(int port, Observation observation) {
-		List<String> command = new ArrayList<>(List.of(javaBin(), "-Xmx512m", "-jar", this.sampleJar,
+	List<String> sampleCommand(int port, SampleApp app) {
+		List<String> command = new ArrayList<>(List.of(javaBin(), "-Xmx512m", "-jar", this.jars.of(app),
 				"--server.port=" + port, "--server.address=127.0.0.1", "--spring.data.redis.host=" + this.redis.host(),
 				"--spring.data.redis.port=" + this.redis.port(), "--sample.embedded-redis=never",
 				"--ratelimit.policies.hello.limits=" + LIMIT, "--logging.level.root=WARN"));
-		if (observation == Observation.OFF) {
+		if (!app.observed()) {
 			command.add("--spring.autoconfigure.exclude=" + LETTUCE_OBSERVATION);
 		}
 		return this.pinning.client(command);
@@ -88,37 +98,36 @@ final class HttpOverhead {
 	}
 
 	/**
-	 * Starts both sample apps, warms each of their paths up, then runs the rounds.
-	 * @param rounds the rounds, each measuring the four (app, path) pairs once
+	 * Starts the sample apps, warms each of their paths up, then runs the rounds.
+	 * @param rounds the rounds, each measuring every (app, path) pair once
 	 * @param warmUps the warm-up runs of each pair
 	 * @return every run
 	 */
 	Result measure(int rounds, int warmUps) {
-		Map<Observation, Process> apps = new EnumMap<>(Observation.class);
-		Map<Observation, String> bases = new EnumMap<>(Observation.class);
+		Map<SampleApp, Process> apps = new EnumMap<>(SampleApp.class);
+		Map<SampleApp, String> bases = new EnumMap<>(SampleApp.class);
 		try {
-			for (Observation observation : Observation.values()) {
+			// one after the other: they start on the one client CPU
+			for (SampleApp app : SampleApp.values()) {
 				int port = RunBenchmarks.freePort();
-				apps.put(observation, start(port, observation));
-				bases.put(observation, "http://127.0.0.1:" + port);
-			}
-			for (Observation observation : Observation.values()) {
-				awaitUp(bases.get(observation) + "/api/unlimited", apps.get(observation), observation);
+				apps.put(app, start(port, app));
+				bases.put(app, "http://127.0.0.1:" + port);
+				awaitUp(bases.get(app) + "/api/unlimited", apps.get(app), app);
 			}
 			List<Variant> variants = new ArrayList<>();
-			for (Observation observation : Observation.values()) {
-				variants.add(new Variant(observation, false));
-				variants.add(new Variant(observation, true));
+			for (SampleApp app : SampleApp.values()) {
+				variants.add(new Variant(app, false));
+				variants.add(new Variant(app, true));
 			}
-			this.log.accept("HTTP: warming both sample apps up");
+			this.log.accept("HTTP: warming the sample apps up");
 			for (int warmUp = 0; warmUp < warmUps; warmUp++) {
 				for (Variant variant : variants) {
-					wrk(bases.get(variant.observation()), apps.get(variant.observation()), variant, -1);
+					wrk(bases.get(variant.app()), apps.get(variant.app()), variant, -1);
 				}
 			}
-			Map<Observation, List<String>> meters = new EnumMap<>(Observation.class);
-			for (Observation observation : Observation.values()) {
-				meters.put(observation, lettuceMeters(bases.get(observation)));
+			Map<SampleApp, List<String>> meters = new EnumMap<>(SampleApp.class);
+			for (SampleApp app : SampleApp.values()) {
+				meters.put(app, lettuceMeters(bases.get(app)));
 			}
 			List<Run> runs = new ArrayList<>();
 			for (int round = 0; round < rounds; round++) {
@@ -128,9 +137,9 @@ final class HttpOverhead {
 					Collections.reverse(order);
 				}
 				for (Variant variant : order) {
-					this.log.accept("HTTP round " + (round + 1) + "/" + rounds + ": observation "
-							+ variant.observation().label() + ", " + path(variant.limited()));
-					runs.add(wrk(bases.get(variant.observation()), apps.get(variant.observation()), variant, round));
+					this.log.accept("HTTP round " + (round + 1) + "/" + rounds + ": " + variant.app().label() + ", "
+							+ path(variant.limited()));
+					runs.add(wrk(bases.get(variant.app()), apps.get(variant.app()), variant, round));
 				}
 			}
 			return new Result(runs, meters);
@@ -140,14 +149,14 @@ final class HttpOverhead {
 		}
 	}
 
-	private Process start(int port, Observation observation) {
+	private Process start(int port, SampleApp app) {
 		try {
-			return new ProcessBuilder(sampleCommand(port, observation)).redirectErrorStream(true)
-				.redirectOutput(logFile(observation))
+			return new ProcessBuilder(sampleCommand(port, app)).redirectErrorStream(true)
+				.redirectOutput(logFile(app))
 				.start();
 		}
 		catch (IOException ex) {
-			throw new IllegalStateException("Could not start the sample app " + this.sampleJar, ex);
+			throw new IllegalStateException("Could not start the sample app " + this.jars.of(app), ex);
 		}
 	}
 
@@ -176,7 +185,7 @@ final class HttpOverhead {
 			throw new IllegalStateException("Unexpected wrk output: " + output);
 		}
 		Matcher non2xx = NON_2XX.matcher(output);
-		return new Run(round, variant.observation(), variant.limited(), Double.parseDouble(rate.group(1)),
+		return new Run(round, variant.app(), variant.limited(), Double.parseDouble(rate.group(1)),
 				percentile(output, "50%"), percentile(output, "99%"),
 				non2xx.find() ? Long.parseLong(non2xx.group(1)) : 0, Long.parseLong(requests.group(1)), appCpu,
 				clientCpuBusy);
@@ -236,13 +245,13 @@ final class HttpOverhead {
 		}
 	}
 
-	private static void awaitUp(String url, Process app, Observation observation) {
+	private static void awaitUp(String url, Process process, SampleApp app) {
 		HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
-		long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+		long deadline = System.nanoTime() + STARTUP.toNanos();
 		while (System.nanoTime() - deadline < 0) {
-			if (!app.isAlive()) {
-				throw new IllegalStateException("The sample app exited with " + app.exitValue() + "; see "
-						+ logFile(observation));
+			if (!process.isAlive()) {
+				throw new IllegalStateException("The sample app exited with " + process.exitValue() + "; see "
+						+ logFile(app));
 			}
 			try {
 				HttpResponse<Void> response = client.send(HttpRequest.newBuilder(URI.create(url)).build(),
@@ -266,13 +275,13 @@ final class HttpOverhead {
 				throw new IllegalStateException("Interrupted waiting for the sample app", ex);
 			}
 		}
-		throw new IllegalStateException("The sample app did not answer " + url + " within 120 s; see "
-				+ logFile(observation));
+		throw new IllegalStateException("The sample app did not answer " + url + " within " + STARTUP.toSeconds()
+				+ " s; see " + logFile(app));
 	}
 
-	private static File logFile(Observation observation) {
+	private static File logFile(SampleApp app) {
 		return new File(System.getProperty("java.io.tmpdir"),
-				"ratelimit-benchmarks-sample-observation-" + observation.name().toLowerCase() + ".log");
+				"ratelimit-benchmarks-sample-" + app.name().toLowerCase(Locale.ROOT).replace('_', '-') + ".log");
 	}
 
 	private static String javaBin() {
@@ -280,24 +289,66 @@ final class HttpOverhead {
 	}
 
 	/**
-	 * Whether Spring Boot observes every Lettuce command of the app.
+	 * The sample apps measured side by side: which sample, and whether Spring Boot observes every Lettuce command.
 	 */
-	enum Observation {
+	enum SampleApp {
 
-		/** As shipped: {@code LettuceObservationAutoConfiguration} applies. */
-		ON("on"),
+		/** {@code sample-app} (Spring MVC on Tomcat) as shipped: {@code LettuceObservationAutoConfiguration} applies. */
+		SERVLET("servlet, as shipped", false, true),
 
-		/** {@code LettuceObservationAutoConfiguration} excluded. */
-		OFF("off");
+		/** {@code sample-app} with {@code LettuceObservationAutoConfiguration} excluded. */
+		SERVLET_UNOBSERVED("servlet, Lettuce observation off", false, false),
+
+		/** {@code sample-webflux-app} (Spring WebFlux on Reactor Netty) as shipped. */
+		WEBFLUX("WebFlux, as shipped", true, true);
 
 		private final String label;
 
-		Observation(String label) {
+		private final boolean webflux;
+
+		private final boolean observed;
+
+		SampleApp(String label, boolean webflux, boolean observed) {
 			this.label = label;
+			this.webflux = webflux;
+			this.observed = observed;
 		}
 
 		String label() {
 			return this.label;
+		}
+
+		boolean webflux() {
+			return this.webflux;
+		}
+
+		boolean observed() {
+			return this.observed;
+		}
+
+	}
+
+	/**
+	 * The executable jars of the two samples.
+	 *
+	 * @param servlet {@code sample-app}'s
+	 * @param webflux {@code sample-webflux-app}'s
+	 */
+	record Jars(String servlet, String webflux) {
+
+		String of(SampleApp app) {
+			return app.webflux() ? this.webflux : this.servlet;
+		}
+
+		/**
+		 * The first jar that was not built, if any.
+		 * @return its path, or {@code null} when both exist
+		 */
+		@Nullable String missing() {
+			return Stream.of(this.servlet, this.webflux)
+				.filter((jar) -> !Files.isRegularFile(Path.of(jar)))
+				.findFirst()
+				.orElse(null);
 		}
 
 	}
@@ -305,10 +356,10 @@ final class HttpOverhead {
 	/**
 	 * One app and path.
 	 *
-	 * @param observation the app
+	 * @param app the app
 	 * @param limited whether the path is the limited one
 	 */
-	record Variant(Observation observation, boolean limited) {
+	record Variant(SampleApp app, boolean limited) {
 
 	}
 
@@ -316,7 +367,7 @@ final class HttpOverhead {
 	 * One wrk run.
 	 *
 	 * @param round the round, from 0 (-1 for a warm-up)
-	 * @param observation which app
+	 * @param app which app
 	 * @param limited whether it hit the limited path
 	 * @param requestsPerSecond throughput
 	 * @param p50Millis median latency
@@ -326,7 +377,7 @@ final class HttpOverhead {
 	 * @param appCpuSeconds CPU seconds the sample app's process used meanwhile (NaN where unknown)
 	 * @param clientCpuBusy how busy the CPU of wrk and the app was, every process counted (NaN when not pinned)
 	 */
-	record Run(int round, Observation observation, boolean limited, double requestsPerSecond, double p50Millis,
+	record Run(int round, SampleApp app, boolean limited, double requestsPerSecond, double p50Millis,
 			double p99Millis, long non2xx, long requests, double appCpuSeconds, double clientCpuBusy) {
 
 		/**
@@ -345,35 +396,34 @@ final class HttpOverhead {
 	 * @param runs the runs
 	 * @param lettuceMeters per app, the names of its meters that speak of Lettuce or Redis commands
 	 */
-	record Result(List<Run> runs, Map<Observation, List<String>> lettuceMeters) {
+	record Result(List<Run> runs, Map<SampleApp, List<String>> lettuceMeters) {
 
 		/**
 		 * Limited over unlimited requests per second of one app, round by round.
 		 */
-		Spread limitedOverUnlimited(Observation observation) {
-			List<Double> ratios = new ArrayList<>();
-			for (int round : rounds()) {
-				ratios.add(run(round, observation, true).requestsPerSecond()
-						/ run(round, observation, false).requestsPerSecond());
-			}
-			return Spread.of(ratios);
+		Spread limitedOverUnlimited(SampleApp app) {
+			return ratio(app, true, app, false);
 		}
 
 		/**
-		 * One path's requests per second without Lettuce observation over with it, round by round.
+		 * One path's requests per second of the servlet sample without Lettuce observation over with it, round by
+		 * round.
 		 */
 		Spread offOverOn(boolean limited) {
-			List<Double> ratios = new ArrayList<>();
-			for (int round : rounds()) {
-				ratios.add(run(round, Observation.OFF, limited).requestsPerSecond()
-						/ run(round, Observation.ON, limited).requestsPerSecond());
-			}
-			return Spread.of(ratios);
+			return ratio(SampleApp.SERVLET_UNOBSERVED, limited, SampleApp.SERVLET, limited);
 		}
 
-		Spread spread(Observation observation, boolean limited, ToDoubleFunction<Run> value) {
+		/**
+		 * One path's requests per second of the WebFlux sample over the servlet sample's (both as shipped), round by
+		 * round.
+		 */
+		Spread webfluxOverServlet(boolean limited) {
+			return ratio(SampleApp.WEBFLUX, limited, SampleApp.SERVLET, limited);
+		}
+
+		Spread spread(SampleApp app, boolean limited, ToDoubleFunction<Run> value) {
 			return Spread.of(this.runs.stream()
-				.filter((run) -> run.observation() == observation && run.limited() == limited)
+				.filter((run) -> run.app() == app && run.limited() == limited)
 				.map(value::applyAsDouble)
 				.toList());
 		}
@@ -382,13 +432,22 @@ final class HttpOverhead {
 			return this.runs.stream().mapToLong(Run::non2xx).sum();
 		}
 
+		private Spread ratio(SampleApp app, boolean limited, SampleApp otherApp, boolean otherLimited) {
+			List<Double> ratios = new ArrayList<>();
+			for (int round : rounds()) {
+				ratios.add(run(round, app, limited).requestsPerSecond()
+						/ run(round, otherApp, otherLimited).requestsPerSecond());
+			}
+			return Spread.of(ratios);
+		}
+
 		private List<Integer> rounds() {
 			return this.runs.stream().map(Run::round).distinct().sorted().toList();
 		}
 
-		private Run run(int round, Observation observation, boolean limited) {
+		private Run run(int round, SampleApp app, boolean limited) {
 			return this.runs.stream()
-				.filter((run) -> run.round() == round && run.observation() == observation && run.limited() == limited)
+				.filter((run) -> run.round() == round && run.app() == app && run.limited() == limited)
 				.findFirst()
 				.orElseThrow();
 		}

@@ -64,17 +64,17 @@ final class MissNotes {
 		return note.toString();
 	}
 
-	String http(HttpOverhead.Observation observation, Spread ratio, double target) {
+	String http(HttpOverhead.SampleApp app, Spread ratio, double target) {
 		HttpOverhead.Result http = this.results.http;
-		double unlimited = http.spread(observation, false, HttpOverhead.Run::requestsPerSecond).median();
-		double limited = http.spread(observation, true, HttpOverhead.Run::requestsPerSecond).median();
-		double unlimitedCpu = http.spread(observation, false, HttpOverhead.Run::appCpuMicrosPerRequest).median();
-		double limitedCpu = http.spread(observation, true, HttpOverhead.Run::appCpuMicrosPerRequest).median();
+		double unlimited = http.spread(app, false, HttpOverhead.Run::requestsPerSecond).median();
+		double limited = http.spread(app, true, HttpOverhead.Run::requestsPerSecond).median();
+		double unlimitedCpu = http.spread(app, false, HttpOverhead.Run::appCpuMicrosPerRequest).median();
+		double limitedCpu = http.spread(app, true, HttpOverhead.Run::appCpuMicrosPerRequest).median();
 		double addedWall = 1e6 / limited - 1e6 / unlimited;
 		double allowedWall = (1 / target - 1) * 1e6 / unlimited;
 		StringBuilder note = new StringBuilder();
-		note.append(header("HTTP limited vs unlimited, Lettuce observation " + observation.label(), ratio, target));
-		double busy = http.spread(observation, true, HttpOverhead.Run::clientCpuBusy).median();
+		note.append(header("HTTP limited vs unlimited, " + app.label(), ratio, target));
+		double busy = http.spread(app, true, HttpOverhead.Run::clientCpuBusy).median();
 		if (Double.isNaN(busy) || busy >= CellCost.SATURATED) {
 			note.append(" wrk and the sample app share one CPU")
 				.append(Double.isNaN(busy) ? "" : ", busy " + percent(busy) + " during the limited runs")
@@ -100,13 +100,13 @@ final class MissNotes {
 				.append(" of client CPU in the decision benchmark (token-bucket, 16 threads), so about ")
 				.append(micros(limitedCpu - unlimitedCpu - decision.clientCpuMicros()))
 				.append(" per request is the rest of the limited path (filter, key, headers, metrics")
-				.append(observation == HttpOverhead.Observation.ON ? ", Boot's observation of the Redis command" : "")
+				.append(app.observed() ? ", Boot's observation of the Redis command" : "")
 				.append(").");
 		}
-		if (observation == HttpOverhead.Observation.ON) {
-			double offLimited = http.spread(HttpOverhead.Observation.OFF, true, HttpOverhead.Run::requestsPerSecond)
-				.median();
-			double offUnlimited = http.spread(HttpOverhead.Observation.OFF, false,
+		if (app == HttpOverhead.SampleApp.SERVLET) {
+			double offLimited = http.spread(HttpOverhead.SampleApp.SERVLET_UNOBSERVED, true,
+					HttpOverhead.Run::requestsPerSecond).median();
+			double offUnlimited = http.spread(HttpOverhead.SampleApp.SERVLET_UNOBSERVED, false,
 					HttpOverhead.Run::requestsPerSecond).median();
 			double offAdded = 1e6 / offLimited - 1e6 / offUnlimited;
 			Spread offOverOn = http.offOverOn(true);

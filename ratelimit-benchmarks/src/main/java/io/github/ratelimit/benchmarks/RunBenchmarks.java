@@ -15,9 +15,9 @@ import org.jspecify.annotations.Nullable;
  * Runs every benchmark against a {@code redis-server} it starts itself and writes {@code benchmarks.md} and
  * {@code benchmarks-throughput.png}.
  * <p>
- * Arguments: {@code <docs directory> <sample-app jar>}. System properties (set by {@code run.sh}):
- * {@code benchmark.redisServer} (the binary), {@code benchmark.redisCpu} and {@code benchmark.clientCpu} (the
- * pinning; this JVM must already run on the client CPU), {@code benchmark.command} and
+ * Arguments: {@code <docs directory> <sample-app jar> <sample-webflux-app jar>}. System properties (set by
+ * {@code run.sh}): {@code benchmark.redisServer} (the binary), {@code benchmark.redisCpu} and
+ * {@code benchmark.clientCpu} (the pinning; this JVM must already run on the client CPU), {@code benchmark.command} and
  * {@code benchmark.loadBeforeBuild} (for the report), and those of {@link Settings}.
  */
 public final class RunBenchmarks {
@@ -30,11 +30,12 @@ public final class RunBenchmarks {
 	}
 
 	public static void main(String[] args) throws Exception {
-		if (args.length != 2) {
-			throw new IllegalArgumentException("Usage: RunBenchmarks <docs directory> <sample-app jar>");
+		if (args.length != 3) {
+			throw new IllegalArgumentException(
+					"Usage: RunBenchmarks <docs directory> <sample-app jar> <sample-webflux-app jar>");
 		}
 		Path docs = Path.of(args[0]);
-		String sampleJar = args[1];
+		HttpOverhead.Jars sampleJars = new HttpOverhead.Jars(args[1], args[2]);
 		Settings settings = Settings.fromSystemProperties();
 		CpuPinning pinning = CpuPinning.fromSystemProperties();
 		String executable = System.getProperty("benchmark.redisServer", "redis-server");
@@ -46,7 +47,7 @@ public final class RunBenchmarks {
 				RedisAdmin redis = new RedisAdmin(server)) {
 			String version = redis.version();
 			log("Redis " + version + " on port " + server.port() + "; pinning: " + pinning.describe());
-			Results results = measure(server, redis, settings, pinning, tool("redis-benchmark"), sampleJar,
+			Results results = measure(server, redis, settings, pinning, tool("redis-benchmark"), sampleJars,
 					RunBenchmarks::log);
 			environment = environment.finished(version);
 			Files.createDirectories(docs);
@@ -64,12 +65,12 @@ public final class RunBenchmarks {
 	 * @param settings how long and how often
 	 * @param pinning where external tools and the sample apps run
 	 * @param redisBenchmark whether to run redis-benchmark
-	 * @param sampleJar the sample app jar, or {@code null} to skip the HTTP benchmark
+	 * @param sampleJars the sample apps' jars, or {@code null} to skip the HTTP benchmark
 	 * @param log progress
 	 * @return the results
 	 */
 	static Results measure(OwnRedis server, RedisAdmin redis, Settings settings, CpuPinning pinning,
-			boolean redisBenchmark, @Nullable String sampleJar, Consumer<String> log) {
+			boolean redisBenchmark, HttpOverhead.@Nullable Jars sampleJars, Consumer<String> log) {
 		DecisionLoad load = new DecisionLoad(settings.warmUp(), settings.measure(), pinning);
 		RedisBenchmarkTool tool = redisBenchmark ? new RedisBenchmarkTool(server, pinning) : null;
 		Results results = new Results(new DecisionBenchmark(server, redis, load, DecisionBenchmark.THREADS, tool,
@@ -86,17 +87,17 @@ public final class RunBenchmarks {
 					settings.denyCacheRequests()));
 		}
 		redis.flushAll();
-		if (sampleJar == null) {
+		if (sampleJars == null) {
 			results.httpSkipped = "not asked for";
 		}
 		else if (!tool("wrk")) {
 			results.httpSkipped = "wrk is not installed (apt-get install wrk)";
 		}
-		else if (!Files.isRegularFile(Path.of(sampleJar))) {
-			results.httpSkipped = "the sample app jar " + sampleJar + " was not built";
+		else if (sampleJars.missing() != null) {
+			results.httpSkipped = "the sample app jar " + sampleJars.missing() + " was not built";
 		}
 		else {
-			results.http = new HttpOverhead(sampleJar, server, pinning, settings.wrkThreads(),
+			results.http = new HttpOverhead(sampleJars, server, pinning, settings.wrkThreads(),
 					settings.wrkConnections(), settings.httpSeconds(), log)
 				.measure(settings.runs(), settings.httpWarmUps());
 		}

@@ -151,9 +151,16 @@ class BenchmarksSmokeTests {
 			.containsSequence("--save", "")
 			.containsSequence("--appendonly", "no")
 			.containsSequence("--bind", "127.0.0.1");
-		assertThat(new HttpOverhead("sample.jar", server, pinning, 1, 16, 3, (message) -> {
-		}).sampleCommand(8080, HttpOverhead.Observation.OFF)).startsWith("taskset", "-c", "0")
+		HttpOverhead http = new HttpOverhead(new HttpOverhead.Jars("sample.jar", "sample-webflux.jar"), server, pinning,
+				1, 16, 3, (message) -> {
+				});
+		assertThat(http.sampleCommand(8080, HttpOverhead.SampleApp.SERVLET_UNOBSERVED))
+			.startsWith("taskset", "-c", "0")
+			.containsSequence("-jar", "sample.jar")
 			.contains("--spring.autoconfigure.exclude=" + HttpOverhead.LETTUCE_OBSERVATION);
+		assertThat(http.sampleCommand(8080, HttpOverhead.SampleApp.WEBFLUX)).startsWith("taskset", "-c", "0")
+			.containsSequence("-jar", "sample-webflux.jar")
+			.noneMatch((argument) -> argument.startsWith("--spring.autoconfigure.exclude="));
 	}
 
 }

@@ -1,4 +1,4 @@
-package io.github.ratelimit.sample;
+package io.github.ratelimit.sample.redis;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -20,10 +20,11 @@ import org.springframework.context.support.GenericApplicationContext;
 import org.springframework.core.env.ConfigurableEnvironment;
 
 /**
- * Brings the sample its own Redis: with {@code sample.embedded-redis=auto} (the default), when the configured Redis is
- * a standalone server on this machine and nothing listens on its port, starts an embedded Redis server process there
- * before the application uses Redis, and stops it when the application context closes. {@code never} turns it off.
- * Registered in {@code META-INF/spring.factories}, so it runs before any bean exists.
+ * Brings a sample application its own Redis: with {@code sample.embedded-redis=auto} (the default), when the
+ * configured Redis is a standalone server on this machine and nothing listens on its port, starts an embedded Redis
+ * server process there before the application uses Redis, and stops it when the application context closes.
+ * {@code never} turns it off. Registered in {@code META-INF/spring.factories}, so it runs before any bean exists, in
+ * every sample that has this module on its class path.
  */
 public class EmbeddedRedisListener implements SmartApplicationListener {
 

@@ -1,0 +1,17 @@
+package io.github.ratelimit.sample.webflux;
+
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+
+/**
+ * A reactive web application (Spring WebFlux on Reactor Netty) rate limited by the starter: configuration in
+ * {@code application.yml}, one annotated method.
+ */
+@SpringBootApplication
+public class SampleWebFluxApplication {
+
+	public static void main(String[] args) {
+		SpringApplication.run(SampleWebFluxApplication.class, args);
+	}
+
+}
