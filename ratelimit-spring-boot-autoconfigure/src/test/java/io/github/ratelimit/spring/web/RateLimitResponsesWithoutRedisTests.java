@@ -3,6 +3,7 @@ package io.github.ratelimit.spring.web;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.ratelimit.test.RateLimitHeaderNames;
 import io.github.ratelimit.test.TestRedis;
 import io.github.ratelimit.test.WireResponse;
 import org.junit.jupiter.api.Test;
@@ -78,8 +79,7 @@ class RateLimitResponsesWithoutRedisTests {
 	}
 
 	private static void assertNoRateLimitHeaders(WireResponse response) {
-		for (String header : List.of("RateLimit-Policy", "RateLimit", "X-RateLimit-Limit", "X-RateLimit-Remaining",
-				"X-RateLimit-Reset")) {
+		for (String header : RateLimitHeaderNames.ALL) {
 			assertThat(response.values(header)).as("%s of %s", header, response).isEmpty();
 		}
 	}
