@@ -2,13 +2,14 @@ package io.github.ratelimit.spring.web.reactive;
 
 import java.util.Map;
 
-import io.github.ratelimit.test.ClientAddressWebFilter;
+import io.github.ratelimit.test.TestClientWebFilter;
 import io.github.ratelimit.test.ProblemBodies;
 import io.github.ratelimit.test.RateLimitHeaderNames;
 
 import org.springframework.http.HttpMethod;
 import org.springframework.test.web.reactive.server.EntityExchangeResult;
 import org.springframework.test.web.reactive.server.WebTestClient;
+import org.springframework.test.web.reactive.server.WebTestClient.RequestBodySpec;
 import org.springframework.test.web.reactive.server.WebTestClient.RequestHeadersSpec;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -37,14 +38,14 @@ final class WebFluxRequests {
 	/**
 	 * A request of this client.
 	 */
-	RequestHeadersSpec<?> request(HttpMethod method, String uri) {
-		return this.client.method(method).uri(uri).header(ClientAddressWebFilter.HEADER, this.address);
+	RequestBodySpec request(HttpMethod method, String uri) {
+		return this.client.method(method).uri(uri).header(TestClientWebFilter.ADDRESS, this.address);
 	}
 
 	/**
 	 * A {@code GET} of this client.
 	 */
-	RequestHeadersSpec<?> get(String uri) {
+	RequestBodySpec get(String uri) {
 		return request(HttpMethod.GET, uri);
 	}
 

@@ -1,6 +1,6 @@
 package io.github.ratelimit.spring.web.reactive;
 
-import io.github.ratelimit.test.ClientAddressWebFilter;
+import io.github.ratelimit.test.TestClientWebFilter;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -10,11 +10,11 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * A WebFlux application that answers {@code ok} to every request, for tests of the web filter; a request's
- * {@value ClientAddressWebFilter#HEADER} header says which client it comes from.
+ * {@link TestClientWebFilter} headers say which client (and user) it comes from.
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
-@Import({ WebFluxTestApplication.OkController.class, ClientAddressWebFilter.class })
+@Import({ WebFluxTestApplication.OkController.class, TestClientWebFilter.class })
 class WebFluxTestApplication {
 
 	/** What a test of this application sets: the reactive stack, although the Servlet API is on the classpath. */
