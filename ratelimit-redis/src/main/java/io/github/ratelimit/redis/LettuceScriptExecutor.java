@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -19,6 +20,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
+import reactor.core.scheduler.Schedulers;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.QueryTimeoutException;
@@ -35,11 +37,16 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * {@link RedisConnectionFailureException} rather than waiting in Lettuce's queue for the timeout, and being carried
  * out after its caller gave up. After every (re)connection Lettuce announces, the scripts are loaded again, so a
  * restarted, failed-over or new node never answers a decision with NOSCRIPT. A caller interrupted while it waits
- * gets a {@link CancellationException} (not a timeout) and keeps its interrupt flag.
+ * gets a {@link CancellationException} (not a timeout) and keeps its interrupt flag. An asynchronous call made before
+ * any connection is held (Redis was down at start-up) opens it on Reactor's bounded elastic scheduler, since opening
+ * one blocks, and so never blocks its caller's thread.
  */
 final class LettuceScriptExecutor implements ScriptExecutor {
 
 	private static final Log logger = LogFactory.getLog(LettuceScriptExecutor.class);
+
+	/** Where {@link #runAsync} opens the first connection: threads that may block, as opening one does. */
+	private static final Executor CONNECTING = (task) -> Schedulers.boundedElastic().schedule(task);
 
 	private final LettuceConnectionFactory connectionFactory;
 
@@ -91,15 +98,21 @@ final class LettuceScriptExecutor implements ScriptExecutor {
 
 	@Override
 	public CompletionStage<List<Object>> runAsync(LuaScript script, byte[][] keys, byte[][] arguments) {
-		CompletionStage<List<Object>> call;
-		try {
-			call = evaluate(script, keys, arguments);
+		CompletableFuture<List<Object>> call;
+		if (this.held == null) {
+			// the factory opens a connection synchronously: never on the caller's thread, which may be an event loop
+			call = CompletableFuture.supplyAsync(this::connect, CONNECTING)
+				.thenCompose((connected) -> evaluate(script, keys, arguments));
 		}
-		catch (RuntimeException ex) {
-			return CompletableFuture.failedFuture(ex);
+		else {
+			try {
+				call = evaluate(script, keys, arguments).toCompletableFuture();
+			}
+			catch (RuntimeException ex) {
+				return CompletableFuture.failedFuture(ex);
+			}
 		}
-		return call.toCompletableFuture()
-			.orTimeout(this.timeout.toNanos(), TimeUnit.NANOSECONDS)
+		return call.orTimeout(this.timeout.toNanos(), TimeUnit.NANOSECONDS)
 			.exceptionally((error) -> {
 				throw translate(unwrap(error), "EVALSHA");
 			});
