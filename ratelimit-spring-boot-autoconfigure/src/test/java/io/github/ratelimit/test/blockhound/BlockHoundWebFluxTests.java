@@ -1,5 +1,6 @@
 package io.github.ratelimit.test.blockhound;
 
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -12,6 +13,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.Test;
 import reactor.blockhound.BlockingOperationError;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 import reactor.netty.DisposableServer;
 import reactor.netty.http.server.HttpServer;
 import reactor.test.StepVerifier;
@@ -45,7 +47,7 @@ class BlockHoundWebFluxTests {
 				.onErrorResume((error) -> response.status(500).sendString(Mono.just(error.getClass().getName())).then()))
 			.bindNow(BUDGET);
 		try {
-			var answer = new HttpProbe(server.port()).get("/");
+			HttpResponse<String> answer = new HttpProbe(server.port()).get("/");
 			assertThat(answer.statusCode()).isEqualTo(500);
 			assertThat(answer.body()).isEqualTo(BlockingOperationError.class.getName());
 		}
@@ -74,8 +76,7 @@ class BlockHoundWebFluxTests {
 
 	@Test
 	void blockingOnBoundedElasticShouldBeAllowed() {
-		StepVerifier.create(Mono.fromCallable(BlockHoundWebFluxTests::sleep)
-			.subscribeOn(reactor.core.scheduler.Schedulers.boundedElastic()))
+		StepVerifier.create(Mono.fromCallable(BlockHoundWebFluxTests::sleep).subscribeOn(Schedulers.boundedElastic()))
 			.expectNext("slept")
 			.verifyComplete();
 	}
