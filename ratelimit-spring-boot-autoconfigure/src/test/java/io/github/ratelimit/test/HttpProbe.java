@@ -13,7 +13,14 @@ import java.time.Duration;
  */
 public final class HttpProbe {
 
-	private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+	/**
+	 * HTTP/1.1 only: the client's default, HTTP/2, asks every server to upgrade, and requests so sent to Reactor Netty
+	 * (which serves HTTP/1.1 here) were seen to go unanswered.
+	 */
+	private final HttpClient client = HttpClient.newBuilder()
+		.version(HttpClient.Version.HTTP_1_1)
+		.connectTimeout(Duration.ofSeconds(5))
+		.build();
 
 	private final int port;
 

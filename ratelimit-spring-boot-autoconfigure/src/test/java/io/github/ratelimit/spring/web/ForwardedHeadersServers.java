@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.function.IntFunction;
 import java.util.stream.Stream;
 
-import io.github.ratelimit.test.HttpProbe;
 import io.github.ratelimit.test.TestRedisProperties;
+import io.github.ratelimit.test.WireResponse;
 
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -30,9 +30,9 @@ final class ForwardedHeadersServers implements AutoCloseable {
 	 * Starts a server of {@link FilterTestApplication} and {@code configurations}.
 	 * @param configurations more configuration of the application
 	 * @param properties its properties
-	 * @return a probe of it
+	 * @return its port
 	 */
-	HttpProbe start(List<Class<?>> configurations, String... properties) {
+	int start(List<Class<?>> configurations, String... properties) {
 		String[] arguments = Stream.of(Stream.of(TestRedisProperties.values()),
 				Stream.of("server.port=0", "spring.main.banner-mode=off", "ratelimit.policies.by-ip.paths=/ip",
 						"ratelimit.policies.by-ip.limits=" + LIMIT + "/1h"),
@@ -44,15 +44,15 @@ final class ForwardedHeadersServers implements AutoCloseable {
 			.toArray(Class<?>[]::new);
 		ConfigurableApplicationContext context = new SpringApplicationBuilder(sources).run(arguments);
 		this.started.add(context);
-		return new HttpProbe(context.getEnvironment().getRequiredProperty("local.server.port", Integer.class));
+		return context.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
 	}
 
 	/**
 	 * Starts a server of {@link FilterTestApplication}.
 	 * @param properties its properties
-	 * @return a probe of it
+	 * @return its port
 	 */
-	HttpProbe start(String... properties) {
+	int start(String... properties) {
 		return start(List.of(), properties);
 	}
 
@@ -61,11 +61,14 @@ final class ForwardedHeadersServers implements AutoCloseable {
 		return "198.51.100." + (i + 1);
 	}
 
-	/** Sends {@link #REQUESTS} requests, the i-th with the headers {@code headers} gives it, and counts the 200s. */
-	static int admitted(HttpProbe server, IntFunction<String[]> headers) {
+	/**
+	 * Sends {@link #REQUESTS} requests over raw connections, the i-th with the headers {@code headers} gives it, and
+	 * counts the 200s.
+	 */
+	static int admitted(int port, IntFunction<String[]> headers) {
 		int admitted = 0;
 		for (int i = 0; i < REQUESTS; i++) {
-			int status = server.get("/ip", headers.apply(i)).statusCode();
+			int status = WireResponse.get(port, "/ip", headers.apply(i)).status();
 			assertThat(status).isIn(200, 429);
 			admitted += (status == 200) ? 1 : 0;
 		}

@@ -1,6 +1,5 @@
 package io.github.ratelimit.spring.web;
 
-import io.github.ratelimit.test.HttpProbe;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -12,7 +11,7 @@ import static io.github.ratelimit.spring.web.ForwardedHeadersServers.forged;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests, on a real Tomcat over real HTTP, what an {@code ip} policy counts when clients forge forwarding headers and
+ * Tests, on a real Tomcat over raw HTTP connections, what an {@code ip} policy counts when clients forge forwarding headers and
  * the proxy in front appends the address it saw, as proxies usually do: under {@code native} the client the trusted
  * proxy saw, whatever was forged; under {@code framework} whatever the client wrote first, unless the edge proxy
  * overwrites the headers. Every request comes from 127.0.0.1, a trusted proxy by default. Real clients use
@@ -22,13 +21,13 @@ class ForwardedHeadersTests {
 
 	private static final ForwardedHeadersServers servers = new ForwardedHeadersServers();
 
-	private static HttpProbe nativeStrategy;
+	private static int nativeStrategy;
 
-	private static HttpProbe nativeWithOneTrustedProxy;
+	private static int nativeWithOneTrustedProxy;
 
-	private static HttpProbe nativeBehindAnUntrustedProxy;
+	private static int nativeBehindAnUntrustedProxy;
 
-	private static HttpProbe frameworkStrategy;
+	private static int frameworkStrategy;
 
 	@BeforeAll
 	static void start() {

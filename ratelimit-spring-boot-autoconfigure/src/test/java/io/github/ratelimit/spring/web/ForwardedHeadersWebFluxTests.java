@@ -2,7 +2,6 @@ package io.github.ratelimit.spring.web;
 
 import java.util.List;
 
-import io.github.ratelimit.test.HttpProbe;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -19,7 +18,7 @@ import static io.github.ratelimit.spring.web.ForwardedHeadersServers.forged;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests, on a real Reactor Netty server over real HTTP, what an {@code ip} policy of a WebFlux application counts when
+ * Tests, on a real Reactor Netty server over raw HTTP connections, what an {@code ip} policy of a WebFlux application counts when
  * clients forge forwarding headers and the proxy in front appends the address it saw. Unlike Tomcat's, Reactor
  * Netty's {@code native} handling ({@code HttpServer.forwarded(true)}, its {@code DefaultHttpForwardedHeaderHandler})
  * trusts every connection and takes the leftmost {@code Forwarded} or {@code X-Forwarded-For} value, as
@@ -34,13 +33,13 @@ class ForwardedHeadersWebFluxTests {
 
 	private static final ForwardedHeadersServers servers = new ForwardedHeadersServers();
 
-	private static HttpProbe nativeStrategy;
+	private static int nativeStrategy;
 
-	private static HttpProbe frameworkStrategy;
+	private static int frameworkStrategy;
 
-	private static HttpProbe noStrategy;
+	private static int noStrategy;
 
-	private static HttpProbe trustedProxyHandler;
+	private static int trustedProxyHandler;
 
 	@BeforeAll
 	static void start() {
