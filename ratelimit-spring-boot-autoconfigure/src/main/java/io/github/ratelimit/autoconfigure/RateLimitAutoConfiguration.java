@@ -25,6 +25,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 
 /**
  * Rate limiting's core: the backend, the policies and their enforcement. The Redis backend comes from
@@ -88,9 +89,10 @@ public final class RateLimitAutoConfiguration {
 	}
 
 	@Bean
-	@ConditionalOnProperty(name = "server.forward-headers-strategy", havingValue = "framework")
-	ForwardedHeadersWarning rateLimitForwardedHeadersWarning(RateLimitRegistry registry) {
-		return new ForwardedHeadersWarning(registry);
+	@ConditionalOnProperty(name = "server.forward-headers-strategy")
+	ForwardedHeadersWarning rateLimitForwardedHeadersWarning(RateLimitRegistry registry, Environment environment) {
+		return new ForwardedHeadersWarning(registry,
+				environment.getRequiredProperty("server.forward-headers-strategy"));
 	}
 
 	/**

@@ -1,19 +1,23 @@
 package io.github.ratelimit.test;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+import javax.net.ssl.SSLSession;
 
 /**
- * Plain HTTP calls to a running test server, as an operator's tools would make them.
+ * Plain HTTP calls to a running test server, as an operator's tools would make them: each on a connection of its
+ * own, closed after the response ({@link WireResponse}). Java's {@code HttpClient}, which keeps connections alive,
+ * saw some of its requests to Reactor Netty go unanswered in these tests.
  */
 public final class HttpProbe {
-
-	private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
 	private final int port;
 
@@ -22,32 +26,57 @@ public final class HttpProbe {
 	}
 
 	public HttpResponse<String> get(String path, String... headers) {
-		HttpRequest.Builder request = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(30)).GET();
-		if (headers.length > 0) {
-			request.headers(headers);
-		}
-		return send(request.build());
+		return send("GET", path, headers);
 	}
 
 	public HttpResponse<String> delete(String path) {
-		return send(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(30)).DELETE().build());
+		return send("DELETE", path);
 	}
 
-	private URI uri(String path) {
-		return URI.create("http://127.0.0.1:" + this.port + path);
+	private HttpResponse<String> send(String method, String path, String... headers) {
+		return new Response(URI.create("http://127.0.0.1:" + this.port + path),
+				WireResponse.send(this.port, method, path, headers));
 	}
 
-	private HttpResponse<String> send(HttpRequest request) {
-		try {
-			return this.client.send(request, HttpResponse.BodyHandlers.ofString());
+	private record Response(URI uri, WireResponse wire) implements HttpResponse<String> {
+
+		@Override
+		public int statusCode() {
+			return this.wire.status();
 		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
+
+		@Override
+		public HttpRequest request() {
+			return HttpRequest.newBuilder(this.uri).build();
 		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException(ex);
+
+		@Override
+		public Optional<HttpResponse<String>> previousResponse() {
+			return Optional.empty();
 		}
+
+		@Override
+		public HttpHeaders headers() {
+			Map<String, List<String>> headers = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+			this.wire.headers().forEach((header) -> headers.computeIfAbsent(header.getKey(), this.wire::values));
+			return HttpHeaders.of(headers, (name, value) -> true);
+		}
+
+		@Override
+		public String body() {
+			return this.wire.body();
+		}
+
+		@Override
+		public Optional<SSLSession> sslSession() {
+			return Optional.empty();
+		}
+
+		@Override
+		public HttpClient.Version version() {
+			return HttpClient.Version.HTTP_1_1;
+		}
+
 	}
 
 }

@@ -8,7 +8,7 @@ import tools.jackson.databind.json.JsonMapper;
 import org.springframework.test.web.servlet.assertj.MvcTestResult;
 
 /**
- * Reads the RFC 9457 problem body of a MockMvc response.
+ * Reads the RFC 9457 problem body of a MockMvc or WebTestClient response.
  */
 public final class ProblemBodies {
 
@@ -23,7 +23,16 @@ public final class ProblemBodies {
 	 * @return the members, by name
 	 */
 	public static Map<String, Object> of(MvcTestResult result) {
-		return MAPPER.readValue(result.getResponse().getContentAsByteArray(), new TypeReference<>() {
+		return of(result.getResponse().getContentAsByteArray());
+	}
+
+	/**
+	 * The members of a problem body.
+	 * @param body the body
+	 * @return the members, by name
+	 */
+	public static Map<String, Object> of(byte[] body) {
+		return MAPPER.readValue(body, new TypeReference<>() {
 		});
 	}
 

@@ -30,11 +30,40 @@ public record WireResponse(String statusLine, List<Map.Entry<String, String>> he
 	 * @return the response
 	 */
 	public static WireResponse get(int port, String path) {
+		return get(port, path, new String[0]);
+	}
+
+	/**
+	 * Sends {@code GET path} with more header lines to a server on this machine, asking it to close the connection
+	 * after the response.
+	 * @param port the server's port
+	 * @param path the path and query
+	 * @param headers names and values of more header lines, alternately
+	 * @return the response
+	 */
+	public static WireResponse get(int port, String path, String... headers) {
+		return send(port, "GET", path, headers);
+	}
+
+	/**
+	 * Sends a request without a body to a server on this machine, asking it to close the connection after the
+	 * response.
+	 * @param port the server's port
+	 * @param method the request's method
+	 * @param path the path and query
+	 * @param headers names and values of more header lines, alternately
+	 * @return the response
+	 */
+	public static WireResponse send(int port, String method, String path, String... headers) {
+		StringBuilder request = new StringBuilder(method + " " + path + " HTTP/1.1\r\nHost: localhost\r\n");
+		for (int i = 0; i < headers.length; i += 2) {
+			request.append(headers[i]).append(": ").append(headers[i + 1]).append("\r\n");
+		}
+		request.append("Connection: close\r\n\r\n");
 		try (Socket socket = new Socket("127.0.0.1", port)) {
 			socket.setSoTimeout(30_000);
 			OutputStream out = socket.getOutputStream();
-			out.write(("GET " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
-				.getBytes(StandardCharsets.US_ASCII));
+			out.write(request.toString().getBytes(StandardCharsets.US_ASCII));
 			out.flush();
 			return parse(readAll(socket.getInputStream()));
 		}

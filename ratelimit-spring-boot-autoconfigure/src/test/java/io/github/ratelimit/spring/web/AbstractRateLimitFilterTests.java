@@ -6,6 +6,7 @@ import java.util.Map;
 import io.github.ratelimit.spring.RateLimitExceededException;
 import io.github.ratelimit.test.Clients;
 import io.github.ratelimit.test.ProblemBodies;
+import io.github.ratelimit.test.RateLimitHeaderNames;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -33,9 +34,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 				"ratelimit.policies.inner.limits=10/1h" })
 @AutoConfigureMockMvc
 abstract class AbstractRateLimitFilterTests {
-
-	private static final String[] RATE_LIMIT_HEADERS = { "RateLimit-Policy", "RateLimit", "X-RateLimit-Limit",
-			"X-RateLimit-Remaining", "X-RateLimit-Reset" };
 
 	@Autowired
 	private MockMvcTester mvc;
@@ -148,7 +146,7 @@ abstract class AbstractRateLimitFilterTests {
 	}
 
 	static void assertNoRateLimitHeaders(MvcTestResult result) {
-		for (String header : RATE_LIMIT_HEADERS) {
+		for (String header : RateLimitHeaderNames.ALL) {
 			assertThat(result).doesNotContainHeader(header);
 		}
 	}

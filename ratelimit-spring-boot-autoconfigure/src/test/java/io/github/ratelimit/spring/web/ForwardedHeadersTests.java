@@ -1,23 +1,17 @@
 package io.github.ratelimit.spring.web;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.function.IntFunction;
-import java.util.stream.Stream;
-
-import io.github.ratelimit.test.HttpProbe;
-import io.github.ratelimit.test.TestRedisProperties;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.context.ConfigurableApplicationContext;
-
+import static io.github.ratelimit.spring.web.ForwardedHeadersServers.LIMIT;
+import static io.github.ratelimit.spring.web.ForwardedHeadersServers.REQUESTS;
+import static io.github.ratelimit.spring.web.ForwardedHeadersServers.admitted;
+import static io.github.ratelimit.spring.web.ForwardedHeadersServers.forged;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests, on a real Tomcat over real HTTP, what an {@code ip} policy counts when clients forge forwarding headers and
+ * Tests, on a real Tomcat over raw HTTP connections, what an {@code ip} policy counts when clients forge forwarding headers and
  * the proxy in front appends the address it saw, as proxies usually do: under {@code native} the client the trusted
  * proxy saw, whatever was forged; under {@code framework} whatever the client wrote first, unless the edge proxy
  * overwrites the headers. Every request comes from 127.0.0.1, a trusted proxy by default. Real clients use
@@ -25,33 +19,29 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ForwardedHeadersTests {
 
-	private static final int LIMIT = 5;
+	private static final ForwardedHeadersServers servers = new ForwardedHeadersServers();
 
-	private static final int REQUESTS = 10;
+	private static int nativeStrategy;
 
-	private static final List<ConfigurableApplicationContext> started = new ArrayList<>();
+	private static int nativeWithOneTrustedProxy;
 
-	private static HttpProbe nativeStrategy;
+	private static int nativeBehindAnUntrustedProxy;
 
-	private static HttpProbe nativeWithOneTrustedProxy;
-
-	private static HttpProbe nativeBehindAnUntrustedProxy;
-
-	private static HttpProbe frameworkStrategy;
+	private static int frameworkStrategy;
 
 	@BeforeAll
 	static void start() {
-		nativeStrategy = start("server.forward-headers-strategy=native");
-		nativeWithOneTrustedProxy = start("server.forward-headers-strategy=native",
+		nativeStrategy = servers.start("server.forward-headers-strategy=native");
+		nativeWithOneTrustedProxy = servers.start("server.forward-headers-strategy=native",
 				"server.tomcat.remoteip.internal-proxies=127.0.0.1/32");
-		nativeBehindAnUntrustedProxy = start("server.forward-headers-strategy=native",
+		nativeBehindAnUntrustedProxy = servers.start("server.forward-headers-strategy=native",
 				"server.tomcat.remoteip.internal-proxies=192.0.2.1/32");
-		frameworkStrategy = start("server.forward-headers-strategy=framework");
+		frameworkStrategy = servers.start("server.forward-headers-strategy=framework");
 	}
 
 	@AfterAll
 	static void stop() {
-		started.forEach(ConfigurableApplicationContext::close);
+		servers.close();
 	}
 
 	@Test
@@ -112,35 +102,6 @@ class ForwardedHeadersTests {
 	void frameworkBehindAnEdgeProxyThatOverwritesTheForwardingHeadersShouldCountTheClient() {
 		assertThat(admitted(frameworkStrategy, (i) -> new String[] { "X-Forwarded-For", "203.0.113.5" }))
 			.isEqualTo(LIMIT);
-	}
-
-	private static String forged(int i) {
-		return "198.51.100." + (i + 1);
-	}
-
-	/** Sends {@link #REQUESTS} requests, the i-th with the headers {@code headers} gives it, and counts the 200s. */
-	private static int admitted(HttpProbe server, IntFunction<String[]> headers) {
-		int admitted = 0;
-		for (int i = 0; i < REQUESTS; i++) {
-			int status = server.get("/ip", headers.apply(i)).statusCode();
-			assertThat(status).isIn(200, 429);
-			admitted += (status == 200) ? 1 : 0;
-		}
-		return admitted;
-	}
-
-	private static HttpProbe start(String... properties) {
-		String[] arguments = Stream.of(Stream.of(TestRedisProperties.values()),
-				Stream.of("server.port=0", "spring.main.banner-mode=off", "ratelimit.policies.by-ip.paths=/ip",
-						"ratelimit.policies.by-ip.limits=" + LIMIT + "/1h"),
-				Stream.of(properties))
-			.flatMap((stream) -> stream)
-			.map((property) -> "--" + property)
-			.toArray(String[]::new);
-		ConfigurableApplicationContext context = new SpringApplicationBuilder(FilterTestApplication.class)
-			.run(arguments);
-		started.add(context);
-		return new HttpProbe(context.getEnvironment().getRequiredProperty("local.server.port", Integer.class));
 	}
 
 }

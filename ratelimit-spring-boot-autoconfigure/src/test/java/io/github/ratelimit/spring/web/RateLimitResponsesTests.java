@@ -3,122 +3,29 @@ package io.github.ratelimit.spring.web;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
-import io.github.ratelimit.core.Algorithm;
-import io.github.ratelimit.test.TestRedisProperties;
 import io.github.ratelimit.test.WireResponse;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
-import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Every rate limit response of the filter and of {@code @RateLimited}, read on the wire from a real server on Redis
- * with both header styles: checked against {@link ResponseHeaderRules} for every algorithm, one- and multi-limit
- * policies, admitted and refused, and with exact values where the algorithm makes them known (a token bucket's
- * waits, a fixed window's single end).
+ * Every rate limit response of the servlet filter and of {@code @RateLimited}, read on the wire from Tomcat: the rules
+ * of {@link AbstractRateLimitResponsesTests}, the README's multi-limit 429 exactly as sent, and the refusal of a
+ * request that costs more than a capacity.
  */
 @SpringBootTest(classes = ResponseTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "ratelimit.headers=both", "ratelimit.policies.tb.paths=/filtered/tb",
 				"ratelimit.policies.tb.limits=2/1h", "ratelimit.policies.orders.paths=/api/orders",
 				"ratelimit.policies.orders.limits=3/1m,100/1d" })
-class RateLimitResponsesTests {
+class RateLimitResponsesTests extends AbstractRateLimitResponsesTests {
 
-	private static final List<String> ALGORITHMS = List.of("token-bucket", "gcra", "fixed-window", "sliding-window",
-			"sliding-log");
-
-	@DynamicPropertySource
-	static void properties(DynamicPropertyRegistry registry) {
-		TestRedisProperties.register(registry);
-		for (String algorithm : ALGORITHMS) {
-			policy(registry, "one-" + algorithm, algorithm, "2/1h");
-			policy(registry, "multi-" + algorithm, algorithm, "5/1m,2/1h");
-		}
-	}
-
-	private static void policy(DynamicPropertyRegistry registry, String name, String algorithm, String limits) {
-		registry.add("ratelimit.policies." + name + ".paths", () -> "/filtered/" + name);
-		registry.add("ratelimit.policies." + name + ".limits", () -> limits);
-		registry.add("ratelimit.policies." + name + ".algorithm", () -> algorithm);
-	}
-
-	@LocalServerPort
-	int port;
-
-	@Test
-	void everyAlgorithmShouldSendHeadersThatKeepTheRules() {
-		assertThat(ALGORITHMS).hasSameSizeAs(Algorithm.values());
-		for (String algorithm : ALGORITHMS) {
-			List<WireResponse> one = get("/filtered/one-" + algorithm, 3);
-			assertThat(one).extracting(WireResponse::status).containsExactly(200, 200, 429);
-			for (WireResponse response : one) {
-				assertThat(ResponseHeaderRules.policyNames(response)).containsExactly("one-" + algorithm);
-				assertThat(ResponseHeaderRules.limitName(response)).isEqualTo("one-" + algorithm);
-			}
-			assertThat(ResponseHeaderRules.problem(one.get(2))).containsEntry("policy", "one-" + algorithm)
-				.containsEntry("violated-policies", List.of("one-" + algorithm));
-			List<WireResponse> multi = get("/filtered/multi-" + algorithm, 3);
-			assertThat(multi).extracting(WireResponse::status).containsExactly(200, 200, 429);
-			for (WireResponse response : multi) {
-				assertThat(ResponseHeaderRules.policyNames(response)).containsExactly("multi-" + algorithm + "-1m",
-						"multi-" + algorithm + "-1h");
-				assertThat(ResponseHeaderRules.limitName(response)).isEqualTo("multi-" + algorithm + "-1h");
-			}
-			assertThat(ResponseHeaderRules.problem(multi.get(2))).containsEntry("policy", "multi-" + algorithm)
-				.containsEntry("violated-policies", List.of("multi-" + algorithm + "-1h"));
-		}
-	}
-
-	@Test
-	void fixedWindowShouldSayItsWindowEndsForEveryWait() {
-		for (String name : List.of("one-fixed-window", "multi-fixed-window")) {
-			List<WireResponse> responses = get("/filtered/" + name, 3);
-			for (WireResponse response : responses) {
-				assertThat(response.value("RateLimit")).endsWith(";t=" + response.value("X-RateLimit-Reset"));
-			}
-			assertThat(responses.get(2).value("Retry-After")).isEqualTo(responses.get(2).value("X-RateLimit-Reset"));
-		}
-	}
-
-	@Test
-	void tokenBucketShouldSayWhenTheNextPermitComes() {
-		List<WireResponse> responses = get("/filtered/tb", 3);
-		assertThat(responses.get(0).headers()).containsSubsequence(Map.entry("RateLimit-Policy", "\"tb\";q=2;w=3600"),
-				Map.entry("RateLimit", "\"tb\";r=1;t=1800"), Map.entry("X-RateLimit-Limit", "2"),
-				Map.entry("X-RateLimit-Remaining", "1"), Map.entry("X-RateLimit-Reset", "1800"));
-		assertThat(responses.get(1).value("RateLimit")).startsWith("\"tb\";r=0;t=");
-		assertThat(responses.get(1).value("X-RateLimit-Reset")).isEqualTo("3600");
-		WireResponse refused = responses.get(2);
-		assertThat(refused.status()).isEqualTo(429);
-		assertThat(refused.value("Retry-After")).isEqualTo("1800");
-		assertThat(refused.value("RateLimit")).isEqualTo("\"tb\";r=0;t=1800");
-		assertThat(refused.value("X-RateLimit-Reset")).isEqualTo("3600");
-	}
-
-	@Test
-	void multiLimitRefusalShouldNameTheLimitThatRefused() throws IOException {
-		List<WireResponse> responses = get("/api/orders", 4);
-		assertThat(responses).extracting(WireResponse::status).containsExactly(200, 200, 200, 429);
-		assertThat(responses.get(0).value("RateLimit")).isEqualTo("\"orders-1m\";r=2;t=20");
-		WireResponse refused = responses.get(3);
-		assertThat(refused.value("RateLimit-Policy")).isEqualTo("\"orders-1m\";q=3;w=60, \"orders-1d\";q=100;w=86400");
-		assertThat(refused.value("RateLimit")).isEqualTo("\"orders-1m\";r=0;t=20");
-		assertThat(refused.value("Retry-After")).isEqualTo("20");
-		assertThat(refused.value("X-RateLimit-Limit")).isEqualTo("3");
-		assertThat(refused.value("X-RateLimit-Remaining")).isEqualTo("0");
-		assertThat(refused.value("X-RateLimit-Reset")).isEqualTo("60");
-		assertThat(ResponseHeaderRules.problem(refused)).containsEntry("policy", "orders")
-			.containsEntry("violated-policies", List.of("orders-1m"))
-			.containsEntry("detail", "Rate limit policy 'orders' (3/1m) exceeded; retry in 20 s.")
-			.containsEntry("instance", "/api/orders");
+	@Override
+	void assertDocumented(WireResponse refused) throws IOException {
 		assertThat(withoutDateAndTrailingSpaces(Files.readString(Path.of("../README.md"))))
 			.as("the README's multi-limit 429, exactly as sent")
 			.contains(withoutDateAndTrailingSpaces(refused.toString()));
@@ -149,14 +56,6 @@ class RateLimitResponsesTests {
 				List.of("costly-1m", "costly-1h"));
 		assertThat(ResponseHeaderRules.check(WireResponse.get(this.port, "/annotated/costly?cost=2")).status())
 			.isEqualTo(200);
-	}
-
-	private List<WireResponse> get(String path, int times) {
-		List<WireResponse> responses = new ArrayList<>();
-		for (int i = 0; i < times; i++) {
-			responses.add(ResponseHeaderRules.check(WireResponse.get(this.port, path)));
-		}
-		return responses;
 	}
 
 }

@@ -1,0 +1,65 @@
+package io.github.ratelimit.redis;
+
+import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.core.Policy;
+import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
+import io.github.ratelimit.test.TestRedis;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Which backends block the thread that decides, which tells a reactive caller whether to move decisions off its event
+ * loop: Redis through Jedis does, Redis through Lettuce (its async API) and the in-memory backend do not. Each still
+ * decides on a real Redis.
+ */
+class RateLimiterBackendBlockingTests {
+
+	private static final Policy POLICY = Policy.of("blocking", Algorithm.TOKEN_BUCKET, "2/1h");
+
+	@Test
+	void redisThroughLettuceShouldNotBlock() {
+		LettuceConnectionFactory connectionFactory = TestRedis.get().newConnectionFactory();
+		try {
+			assertBlockingAndDeciding(connectionFactory, false);
+		}
+		finally {
+			connectionFactory.destroy();
+		}
+	}
+
+	@Test
+	void redisThroughJedisShouldBlock() {
+		TestRedis redis = TestRedis.get();
+		JedisConnectionFactory connectionFactory = new JedisConnectionFactory(
+				new RedisStandaloneConfiguration(redis.host(), redis.port()));
+		connectionFactory.afterPropertiesSet();
+		connectionFactory.start();
+		try {
+			assertBlockingAndDeciding(connectionFactory, true);
+		}
+		finally {
+			connectionFactory.destroy();
+		}
+	}
+
+	@Test
+	void inMemoryShouldNotBlock() {
+		assertThat(new InMemoryRateLimiterBackend().blocking()).isFalse();
+	}
+
+	private static void assertBlockingAndDeciding(RedisConnectionFactory connectionFactory, boolean blocking) {
+		try (RedisRateLimiterBackend backend = new RedisRateLimiterBackend(connectionFactory,
+				"blocking-" + blocking + "-" + System.nanoTime(), TestRedis.TIMEOUT)) {
+			backend.start();
+			assertThat(backend.blocking()).isEqualTo(blocking);
+			assertThat(backend.create(POLICY).tryAcquire("client").allowed()).isTrue();
+		}
+	}
+
+}

@@ -1,0 +1,43 @@
+package io.github.ratelimit.spring.web;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import io.github.ratelimit.test.RateLimitHeaderNames;
+import io.github.ratelimit.test.WireResponse;
+
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Every rate limit response of the WebFlux filter, read on the wire from Reactor Netty: the rules of
+ * {@link AbstractRateLimitResponsesTests}, the README's multi-limit 429 (every header but the server's own, and the
+ * body, as Tomcat sends them).
+ */
+@SpringBootTest(classes = FilterTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+		properties = { "spring.main.web-application-type=reactive", "ratelimit.headers=both",
+				"ratelimit.policies.tb.paths=/filtered/tb", "ratelimit.policies.tb.limits=2/1h",
+				"ratelimit.policies.orders.paths=/api/orders", "ratelimit.policies.orders.limits=3/1m,100/1d" })
+class RateLimitResponsesWebFluxTests extends AbstractRateLimitResponsesTests {
+
+	/** The headers of a refusal that are ours, not the server's ({@code Date}, {@code Connection}). */
+	private static final List<String> OURS = List.of("Retry-After", "Content-Type", "Content-Length");
+
+	@Override
+	void assertDocumented(WireResponse refused) throws IOException {
+		String readme = Files.readString(Path.of("../README.md"));
+		assertThat(refused.statusLine()).startsWith("HTTP/1.1 429");
+		for (String header : RateLimitHeaderNames.ALL) {
+			assertThat(readme).contains(header + ": " + refused.value(header));
+		}
+		for (String header : OURS) {
+			assertThat(readme).contains(header + ": " + refused.value(header));
+		}
+		assertThat(readme).contains(refused.body());
+	}
+
+}
