@@ -35,7 +35,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * While the connection is down (Lettuce reconnecting), a call fails at once with a
  * {@link RedisConnectionFailureException} rather than waiting in Lettuce's queue for the timeout, and being carried
  * out after its caller gave up; so does an asynchronous call while no connection is held yet (Redis could not be
- * reached at start-up), which opens one on a thread of its own rather than on its caller's, perhaps an event loop.
+ * reached at start-up), while one is opened on a thread of its own, never on the caller's (perhaps an event loop).
  * After every (re)connection Lettuce announces, the scripts are loaded again, so a
  * restarted, failed-over or new node never answers a decision with NOSCRIPT. A caller interrupted while it waits
  * gets a {@link CancellationException} (not a timeout) and keeps its interrupt flag.
