@@ -20,6 +20,8 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.QueryTimeoutException;
@@ -103,11 +105,14 @@ final class LettuceScriptExecutor implements ScriptExecutor {
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
-		return call.toCompletableFuture()
-			.orTimeout(this.timeout.toNanos(), TimeUnit.NANOSECONDS)
-			.exceptionally((error) -> {
-				throw translate(unwrap(error), "EVALSHA");
-			});
+		// the decision timeout is a Reactor timer (parallel scheduler), as on every reactive path. Cancelling a timer
+		// when Redis answers may wait briefly for its delay queue's lock, on Lettuce's event loop: Reactor's own
+		// BlockHound integration allows that wait for its timers, not for CompletableFuture.orTimeout's, and an error
+		// thrown inside Lettuce's decoding loop stops it answering the connection's other commands
+		return Mono.fromCompletionStage(call)
+			.timeout(this.timeout, Schedulers.parallel())
+			.onErrorMap((error) -> translate(unwrap(error), "EVALSHA"))
+			.toFuture();
 	}
 
 	@Override

@@ -5,12 +5,13 @@ import java.util.function.Supplier;
 
 import org.aopalliance.aop.Advice;
 import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AbstractPointcutAdvisor;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
 import org.springframework.core.Ordered;
-import org.springframework.util.function.SingletonSupplier;
 
 /**
  * Applies {@link RateLimitedInterceptor} to the methods {@link RateLimitedAnnotations} finds annotations for, as
@@ -34,8 +35,7 @@ public class RateLimitedAdvisor extends AbstractPointcutAdvisor {
 	 */
 	public RateLimitedAdvisor(RateLimitedAnnotations annotations, Supplier<RateLimitedInterceptor> interceptor) {
 		this.pointcut = new RateLimitedPointcut(annotations);
-		SingletonSupplier<RateLimitedInterceptor> lazy = SingletonSupplier.of(interceptor);
-		this.advice = (MethodInterceptor) (invocation) -> lazy.obtain().invoke(invocation);
+		this.advice = new LazyInterceptor(interceptor);
 		setOrder(ORDER);
 	}
 
@@ -64,6 +64,33 @@ public class RateLimitedAdvisor extends AbstractPointcutAdvisor {
 		@Override
 		public boolean matches(Method method, Class<?> targetClass) {
 			return !this.annotations.find(method, targetClass).isEmpty();
+		}
+
+	}
+
+	/**
+	 * Calls the interceptor, resolved on the first call without a lock: a rate limited method's first calls may come
+	 * at once on event loops, which must not wait for each other, and resolving the interceptor bean twice gives the
+	 * same singleton.
+	 */
+	private static final class LazyInterceptor implements MethodInterceptor {
+
+		private final Supplier<RateLimitedInterceptor> interceptor;
+
+		private volatile @Nullable RateLimitedInterceptor resolved;
+
+		LazyInterceptor(Supplier<RateLimitedInterceptor> interceptor) {
+			this.interceptor = interceptor;
+		}
+
+		@Override
+		public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
+			RateLimitedInterceptor resolved = this.resolved;
+			if (resolved == null) {
+				resolved = this.interceptor.get();
+				this.resolved = resolved;
+			}
+			return resolved.invoke(invocation);
 		}
 
 	}

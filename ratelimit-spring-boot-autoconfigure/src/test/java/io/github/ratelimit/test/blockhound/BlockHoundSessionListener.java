@@ -1,6 +1,7 @@
 package io.github.ratelimit.test.blockhound;
 
 import reactor.blockhound.BlockHound;
+import reactor.blockhound.BlockingOperationError;
 
 import org.junit.platform.launcher.LauncherSession;
 import org.junit.platform.launcher.LauncherSessionListener;
@@ -17,7 +18,13 @@ public class BlockHoundSessionListener implements LauncherSessionListener {
 	@Override
 	public void launcherSessionOpened(LauncherSession session) {
 		if (BlockHoundTests.requested()) {
-			BlockHound.install(new LettuceSharedLockAllowance());
+			BlockHound.install(new LettuceSharedLockAllowance(), (builder) -> builder.blockingMethodCallback((method) -> {
+				// reported here too: a library may swallow the error thrown below, leaving only a request unanswered
+				BlockingOperationError error = new BlockingOperationError(method);
+				System.err.println("BlockHound: blocking call " + method + " on " + Thread.currentThread().getName());
+				error.printStackTrace();
+				throw error;
+			}));
 		}
 	}
 
