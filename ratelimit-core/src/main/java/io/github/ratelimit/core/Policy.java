@@ -7,14 +7,19 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.stream.Collectors;
 
+import org.jspecify.annotations.Nullable;
+
 /**
- * A named rate limit policy: an algorithm and one or more limits, all of which must admit a request.
+ * A named rate limit policy: an algorithm and one or more limits, all of which must admit a request. A policy may be
+ * one plan of a policy that gives its clients different limits (a {@code free} and a {@code pro} plan): each plan
+ * keeps its clients' state apart from every other plan's.
  *
  * @param name the policy name, unique within an application
  * @param algorithm the algorithm that decides it
  * @param limits the limits, at least one
+ * @param plan the plan of the policy these limits are, or {@code null} for a policy without plans
  */
-public record Policy(String name, Algorithm algorithm, List<Limit> limits) {
+public record Policy(String name, Algorithm algorithm, List<Limit> limits, @Nullable String plan) {
 
 	/** The largest capacity of a {@code sliding-log} limit, so that one decision stays near a millisecond in Redis. */
 	public static final long MAX_SLIDING_LOG_CAPACITY = 500;
@@ -24,6 +29,7 @@ public record Policy(String name, Algorithm algorithm, List<Limit> limits) {
 	 * @param name the policy name: not blank, without '{' or '}' (they would break Redis Cluster hash tags)
 	 * @param algorithm the algorithm
 	 * @param limits the limits, at least one
+	 * @param plan the plan, or {@code null}: letters, digits, '-' and '_' only
 	 * @throws IllegalArgumentException when a value is invalid
 	 */
 	public Policy {
@@ -42,10 +48,54 @@ public record Policy(String name, Algorithm algorithm, List<Limit> limits) {
 		if (limits.stream().anyMatch(java.util.Objects::isNull)) {
 			throw new IllegalArgumentException("Policy '" + name + "' has a null limit");
 		}
+		if (plan != null && !isPlanName(plan)) {
+			throw new IllegalArgumentException("Plan '" + plan + "' of policy '" + name
+					+ "' must be a non-empty name of letters, digits, '-' and '_'");
+		}
 		limits = List.copyOf(limits);
 		for (Limit limit : limits) {
 			checkBounds(name, algorithm, limit);
 		}
+	}
+
+	/**
+	 * Creates a policy without plans.
+	 * @param name the policy name: not blank, without '{' or '}'
+	 * @param algorithm the algorithm
+	 * @param limits the limits, at least one
+	 * @throws IllegalArgumentException when a value is invalid
+	 */
+	public Policy(String name, Algorithm algorithm, List<Limit> limits) {
+		this(name, algorithm, limits, null);
+	}
+
+	/**
+	 * Whether a name may name a plan: letters, digits, '-' and '_', at least one.
+	 * @param plan the name
+	 * @return whether it is valid
+	 */
+	public static boolean isPlanName(String plan) {
+		if (plan.isEmpty()) {
+			return false;
+		}
+		for (int i = 0; i < plan.length(); i++) {
+			char c = plan.charAt(i);
+			if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_')) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	/**
+	 * The same policy with other limits and algorithm, as one of its plans (or a client's override).
+	 * @param plan the plan's name
+	 * @param algorithm the plan's algorithm
+	 * @param limits the plan's limits
+	 * @return the plan's policy
+	 */
+	public Policy withPlan(String plan, Algorithm algorithm, List<Limit> limits) {
+		return new Policy(this.name, algorithm, limits, plan);
 	}
 
 	/**
@@ -77,7 +127,8 @@ public record Policy(String name, Algorithm algorithm, List<Limit> limits) {
 	 * @return the divided policy
 	 */
 	public Policy dividedBy(int instances) {
-		return new Policy(this.name, this.algorithm, this.limits.stream().map((limit) -> limit.share(instances)).toList());
+		return new Policy(this.name, this.algorithm, this.limits.stream().map((limit) -> limit.share(instances)).toList(),
+				this.plan);
 	}
 
 	/**

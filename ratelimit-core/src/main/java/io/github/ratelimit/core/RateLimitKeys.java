@@ -9,7 +9,9 @@ import java.util.HexFormat;
 import java.util.List;
 
 /**
- * The storage key layout, {@code <prefix>:<policy>:<fingerprint>:{<client>}:<limit index>}, shared by every backend.
+ * The storage key layout, {@code <prefix>:<policy>:<fingerprint>:{<client>}:<limit index>}, shared by every backend;
+ * a plan of a policy writes {@code <plan>.<fingerprint>} in place of the fingerprint. Plan names hold no ':' or '.',
+ * and a fingerprint is eight hexadecimal digits, so no policy's keys can be another's plan's.
  * <p>
  * The client part sits in a Redis Cluster hash tag, so every key of one decision lives in one slot. It is used as
  * given when it is at most 64 bytes of UTF-8 without '{' or '}'; otherwise it is replaced by {@code #} and its
@@ -35,7 +37,8 @@ public final class RateLimitKeys {
 	 * @param policy the policy
 	 */
 	public RateLimitKeys(String prefix, Policy policy) {
-		this.base = checkPrefix(prefix) + ":" + policy.name() + ":" + policy.fingerprint() + ":{";
+		this.base = checkPrefix(prefix) + ":" + policy.name() + ":"
+				+ ((policy.plan() != null) ? policy.plan() + "." : "") + policy.fingerprint() + ":{";
 		this.limitCount = policy.limits().size();
 		this.limitSuffixes = new byte[this.limitCount][];
 		for (int i = 0; i < this.limitCount; i++) {

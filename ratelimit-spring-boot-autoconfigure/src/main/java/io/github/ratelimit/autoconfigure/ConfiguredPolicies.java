@@ -2,6 +2,7 @@ package io.github.ratelimit.autoconfigure;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -10,17 +11,27 @@ import java.util.Set;
 import java.util.function.Supplier;
 
 import io.github.ratelimit.autoconfigure.RateLimitProperties.LimitProperties;
+import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.Policy;
+import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RateLimiterBackend;
+import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
 import io.github.ratelimit.spring.FailureMode;
 import io.github.ratelimit.spring.IpKeys;
 import io.github.ratelimit.spring.KeyResolver;
+import io.github.ratelimit.spring.OverriddenPolicies;
+import io.github.ratelimit.spring.PlanResolver;
+import io.github.ratelimit.spring.PlanResolvers;
+import io.github.ratelimit.spring.PolicyPlans;
 import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.RequestKeyResolvers;
 
 import org.springframework.beans.factory.BeanFactory;
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.http.HttpMethod;
+import org.springframework.util.StringUtils;
 import org.springframework.web.util.pattern.PathPattern;
 import org.springframework.web.util.pattern.PathPatternParser;
 import org.springframework.web.util.pattern.PatternParseException;
@@ -42,6 +53,10 @@ final class ConfiguredPolicies {
 
 	private final IpKeys ipKeys;
 
+	/** The limiter of the template every definition is built from, never asked. */
+	private static final RateLimiter NO_LIMITER = new InMemoryRateLimiterBackend()
+		.create(new Policy("template", Algorithm.TOKEN_BUCKET, List.of(Limit.parse("1/1s"))));
+
 	ConfiguredPolicies(RateLimitProperties properties, RateLimiterBackend backend, BeanFactory beanFactory,
 			IpKeys ipKeys) {
 		this.properties = properties;
@@ -60,33 +75,114 @@ final class ConfiguredPolicies {
 
 	private PolicyDefinition definition(String name, RateLimitProperties.Policy settings) {
 		String prefix = "ratelimit.policies." + name + ".";
-		List<Limit> limits = limits(prefix + "limits", settings.getLimits());
-		Policy policy = check("ratelimit.policies." + name, () -> new Policy(name,
-				(settings.getAlgorithm() != null) ? settings.getAlgorithm() : this.properties.getAlgorithm(), limits),
-				"use a policy name without '{' or '}', and limits within the bounds of the policy's algorithm (see the message)");
+		Algorithm algorithm = (settings.getAlgorithm() != null) ? settings.getAlgorithm()
+				: this.properties.getAlgorithm();
 		KeyResolver keyResolver = check(prefix + "key",
 				() -> RequestKeyResolvers.of(settings.getKey(), this.beanFactory, this.ipKeys),
 				"use ip, global, principal, header:<Name>, param:<name>, expr:<SpEL> or bean:<KeyResolver bean>");
-		if (settings.getCost() < 1) {
-			throw new InvalidRateLimitConfigurationException(prefix + "cost",
-					"the cost must be at least 1, was " + settings.getCost(), "set a cost of 1 or more permits", null);
-		}
-		if (settings.getCost() > policy.smallestCapacity()) {
-			throw new InvalidRateLimitConfigurationException(prefix + "cost",
-					"a cost of " + settings.getCost() + " exceeds the capacity " + policy.smallestCapacity()
-							+ ", so every request would be refused",
-					"lower the cost or raise the capacity", null);
-		}
 		FailureMode failureMode = (settings.getFailureMode() != null) ? settings.getFailureMode()
 				: this.properties.getFailureMode();
-		if (failureMode == FailureMode.LOCAL) {
-			checkFallbackCapacity(prefix, policy, settings.getCost());
-		}
-		return new PolicyDefinition(policy, this.backend.create(policy), settings.getKey(), keyResolver,
-				patterns(prefix + "paths", settings.getPaths()),
+		Policy named = check("ratelimit.policies." + name, () -> new Policy(name, algorithm, List.of(Limit.parse("1/1s"))),
+				"use a policy name without '{' or '}'");
+		PolicyDefinition template = new PolicyDefinition(named, NO_LIMITER, settings.getKey(), keyResolver, patterns(prefix + "paths", settings.getPaths()),
 				patterns(prefix + "exclude-paths", settings.getExcludePaths()),
 				methods(prefix + "methods", settings.getMethods()), settings.getCost(), failureMode,
 				settings.isShadow());
+		if (settings.getPlans().isEmpty()) {
+			checkNoPlanSettings(prefix, settings);
+			return variant(template, prefix, null, algorithm, settings.getLimits(), settings.getCost());
+		}
+		return withPlans(template, prefix, settings, algorithm);
+	}
+
+	/**
+	 * The definition of a policy with plans: the default plan's, carrying every plan.
+	 */
+	private PolicyDefinition withPlans(PolicyDefinition template, String prefix, RateLimitProperties.Policy settings,
+			Algorithm algorithm) {
+		if (!settings.getLimits().isEmpty()) {
+			throw new InvalidRateLimitConfigurationException(prefix + "limits",
+					"a policy with plans takes its limits from its plans, and has limits of its own too",
+					"move the limits into a plan (the default plan is the one of clients the plan strategy gives none), "
+							+ "or remove " + prefix + "plans",
+					null);
+		}
+		if (!StringUtils.hasText(settings.getPlan())) {
+			throw new InvalidRateLimitConfigurationException(prefix + "plan",
+					"the policy has plans but no strategy that picks a client's plan",
+					"set " + prefix + "plan to bean:<PlanResolver bean> or expr:<SpEL>, such as "
+							+ "\"expr:#key.startsWith('pro-') ? 'pro' : 'free'\"",
+					null);
+		}
+		PlanResolver resolver = check(prefix + "plan", () -> PlanResolvers.of(settings.getPlan(), this.beanFactory),
+				"use bean:<PlanResolver bean> or expr:<SpEL over the request, with the client's key as #key>");
+		Map<String, PolicyDefinition> plans = new LinkedHashMap<>();
+		settings.getPlans().forEach((plan, planSettings) -> {
+			String planPrefix = prefix + "plans." + plan + ".";
+			if (!Policy.isPlanName(plan) || OverriddenPolicies.PLAN.equals(plan)) {
+				throw new InvalidRateLimitConfigurationException(prefix + "plans." + plan,
+						"'" + plan + "' is not a plan name", "name plans with letters, digits, '-' and '_' only, "
+								+ "other than '" + OverriddenPolicies.PLAN + "' (the plan of clients with an override)",
+						null);
+			}
+			long cost = (planSettings.getCost() != null) ? planSettings.getCost() : settings.getCost();
+			Algorithm planAlgorithm = (planSettings.getAlgorithm() != null) ? planSettings.getAlgorithm() : algorithm;
+			plans.put(plan, variant(template, planPrefix, plan, planAlgorithm, planSettings.getLimits(), cost));
+		});
+		String defaultPlan = settings.getDefaultPlan();
+		if (!StringUtils.hasText(defaultPlan) || !plans.containsKey(defaultPlan)) {
+			throw new InvalidRateLimitConfigurationException(prefix + "default-plan",
+					(StringUtils.hasText(defaultPlan) ? "'" + defaultPlan + "' is not one of the plans "
+							: "the policy has no default plan among its plans ") + plans.keySet(),
+					"set " + prefix + "default-plan to the plan of clients the plan strategy names none for", null);
+		}
+		PolicyDefinition fallback = plans.get(defaultPlan);
+		return new PolicyDefinition(fallback.policy(), fallback.limiter(), template.keyStrategy(),
+				template.keyResolver(), template.paths(), template.excludePaths(), template.methods(), fallback.cost(),
+				template.failureMode(), template.shadow(), PolicyPlans.of(resolver, plans, defaultPlan));
+	}
+
+	private static void checkNoPlanSettings(String prefix, RateLimitProperties.Policy settings) {
+		if (settings.getPlan() != null) {
+			throw new InvalidRateLimitConfigurationException(prefix + "plan",
+					"the policy has a plan strategy but no plans", "declare " + prefix + "plans, or remove "
+							+ prefix + "plan",
+					null);
+		}
+		if (settings.getDefaultPlan() != null) {
+			throw new InvalidRateLimitConfigurationException(prefix + "default-plan",
+					"the policy has a default plan but no plans", "declare " + prefix + "plans, or remove "
+							+ prefix + "default-plan",
+					null);
+		}
+	}
+
+	/**
+	 * The definition of a policy without plans, or of one plan of a policy: its limits, algorithm and cost, checked.
+	 * @param prefix the properties of the limits and cost, such as {@code ratelimit.policies.orders.plans.pro.}
+	 */
+	private PolicyDefinition variant(PolicyDefinition template, String prefix, @Nullable String plan,
+			Algorithm algorithm, List<LimitProperties> limitSettings, long cost) {
+		List<Limit> limits = limits(prefix + "limits", limitSettings);
+		String name = template.name();
+		Policy policy = check(prefix.substring(0, prefix.length() - 1), () -> new Policy(name, algorithm, limits, plan),
+				"use a policy name without '{' or '}', and limits within the bounds of the policy's algorithm (see the message)");
+		if (cost < 1) {
+			throw new InvalidRateLimitConfigurationException(prefix + "cost",
+					"the cost must be at least 1, was " + cost, "set a cost of 1 or more permits", null);
+		}
+		if (cost > policy.smallestCapacity()) {
+			throw new InvalidRateLimitConfigurationException(prefix + "cost",
+					"a cost of " + cost + " exceeds the capacity " + policy.smallestCapacity()
+							+ ", so every request would be refused",
+					"lower the cost or raise the capacity", null);
+		}
+		if (template.failureMode() == FailureMode.LOCAL) {
+			checkFallbackCapacity(prefix, policy, cost);
+		}
+		return new PolicyDefinition(policy, this.backend.create(policy), template.keyStrategy(), template.keyResolver(),
+				template.paths(), template.excludePaths(), template.methods(), cost, template.failureMode(),
+				template.shadow());
 	}
 
 	/**

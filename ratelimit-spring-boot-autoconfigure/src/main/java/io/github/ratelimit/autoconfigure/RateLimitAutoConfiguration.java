@@ -5,9 +5,12 @@ import java.time.Duration;
 
 import io.github.ratelimit.core.RateLimiterBackend;
 import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
+import io.github.ratelimit.core.override.ClientOverrides;
+import io.github.ratelimit.core.override.InMemoryClientOverrides;
 import io.github.ratelimit.core.resilience.CircuitBreaker;
 import io.github.ratelimit.core.resilience.DenyCache;
 import io.github.ratelimit.spring.IpKeys;
+import io.github.ratelimit.spring.OverriddenPolicies;
 import io.github.ratelimit.spring.RateLimitCounters;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitRecorder;
@@ -73,13 +76,40 @@ public final class RateLimitAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitEnforcer rateLimitEnforcer(RateLimitProperties properties, RateLimiterBackend backend,
-			ObjectProvider<RateLimitRecorder> recorders) {
+			ObjectProvider<RateLimitRecorder> recorders, ClientOverrides overrides) {
 		int instances = fallbackInstances(properties);
 		long denyCacheClients = maximumClients("ratelimit.deny-cache.maximum-clients",
 				properties.getDenyCache().getMaximumClients());
-		return new RateLimitEnforcer(recorders.orderedStream().toList(), backend, circuitBreaker(properties),
+		RateLimitEnforcer enforcer = new RateLimitEnforcer(recorders.orderedStream().toList(), backend,
+				circuitBreaker(properties),
 				properties.getDenyCache().isEnabled() ? new DenyCache(denyCacheClients, DenyCache.DEFAULT_MAX_AGE) : null,
 				instances, inMemoryBackend(properties, "fallback"));
+		enforcer.applyOverrides(new OverriddenPolicies(overrides, backend, maximumOverrides(properties)));
+		return enforcer;
+	}
+
+	/**
+	 * This instance's overrides, for the in-memory backend (the Redis backend keeps them in Redis, see
+	 * {@link RateLimitRedisAutoConfiguration}).
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	ClientOverrides rateLimitClientOverrides(RateLimitProperties properties) {
+		return new InMemoryClientOverrides(Clock.systemUTC(), maximumOverrides(properties));
+	}
+
+	/**
+	 * Checks the most overrides kept.
+	 * @param properties the properties
+	 * @return the maximum
+	 */
+	static int maximumOverrides(RateLimitProperties properties) {
+		int maximum = properties.getOverrides().getMaximum();
+		if (maximum < 1) {
+			throw new InvalidRateLimitConfigurationException("ratelimit.overrides.maximum",
+					"the most overrides kept must be at least 1, was " + maximum, "set a bound such as 10000", null);
+		}
+		return maximum;
 	}
 
 	@Bean

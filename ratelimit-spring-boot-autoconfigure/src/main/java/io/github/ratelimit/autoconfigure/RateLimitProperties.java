@@ -71,6 +71,8 @@ public class RateLimitProperties {
 
 	private final Ip ip = new Ip();
 
+	private final Overrides overrides = new Overrides();
+
 	/**
 	 * Policies by name.
 	 */
@@ -82,6 +84,10 @@ public class RateLimitProperties {
 
 	public void setEnabled(boolean enabled) {
 		this.enabled = enabled;
+	}
+
+	public Overrides getOverrides() {
+		return this.overrides;
 	}
 
 	public Backend getBackend() {
@@ -484,6 +490,23 @@ public class RateLimitProperties {
 		 */
 		private boolean shadow;
 
+		/**
+		 * How a client's plan is picked, for a policy with plans: 'bean:<PlanResolver bean name>' or
+		 * 'expr:<SpEL over the request, the client's key as #key>'.
+		 */
+		private @Nullable String plan;
+
+		/**
+		 * Plan of clients for whom the plan strategy names none (or a plan this policy does not have).
+		 */
+		private @Nullable String defaultPlan;
+
+		/**
+		 * Plans by name (letters, digits, '-' and '_'), each with its own limits, and optionally its own algorithm and
+		 * cost. A policy with plans gives its limits in its plans, not in 'limits'.
+		 */
+		private Map<String, Plan> plans = new LinkedHashMap<>();
+
 		public List<LimitProperties> getLimits() {
 			return this.limits;
 		}
@@ -554,6 +577,110 @@ public class RateLimitProperties {
 
 		public void setShadow(boolean shadow) {
 			this.shadow = shadow;
+		}
+
+		public @Nullable String getPlan() {
+			return this.plan;
+		}
+
+		public void setPlan(@Nullable String plan) {
+			this.plan = plan;
+		}
+
+		public @Nullable String getDefaultPlan() {
+			return this.defaultPlan;
+		}
+
+		public void setDefaultPlan(@Nullable String defaultPlan) {
+			this.defaultPlan = defaultPlan;
+		}
+
+		public Map<String, Plan> getPlans() {
+			return this.plans;
+		}
+
+		public void setPlans(Map<String, Plan> plans) {
+			this.plans = plans;
+		}
+
+	}
+
+	/**
+	 * One plan of a policy.
+	 */
+	public static class Plan {
+
+		/**
+		 * Limits of the plan's clients, all of which must admit a request.
+		 */
+		private List<LimitProperties> limits = new ArrayList<>();
+
+		/**
+		 * Algorithm of the plan; defaults to the policy's.
+		 */
+		private @Nullable Algorithm algorithm;
+
+		/**
+		 * Permits each request of the plan's clients costs; defaults to the policy's.
+		 */
+		private @Nullable Long cost;
+
+		public List<LimitProperties> getLimits() {
+			return this.limits;
+		}
+
+		public void setLimits(List<LimitProperties> limits) {
+			this.limits = limits;
+		}
+
+		public @Nullable Algorithm getAlgorithm() {
+			return this.algorithm;
+		}
+
+		public void setAlgorithm(@Nullable Algorithm algorithm) {
+			this.algorithm = algorithm;
+		}
+
+		public @Nullable Long getCost() {
+			return this.cost;
+		}
+
+		public void setCost(@Nullable Long cost) {
+			this.cost = cost;
+		}
+
+	}
+
+	/**
+	 * Per-client overrides, set through the 'ratelimits' Actuator endpoint.
+	 */
+	public static class Overrides {
+
+		/**
+		 * How often each instance checks the backend for changed overrides: the longest a change set on another
+		 * instance takes to apply here.
+		 */
+		private Duration refreshInterval = Duration.ofMillis(500);
+
+		/**
+		 * Most overrides kept, across all policies; setting one more is refused.
+		 */
+		private int maximum = 10_000;
+
+		public Duration getRefreshInterval() {
+			return this.refreshInterval;
+		}
+
+		public void setRefreshInterval(Duration refreshInterval) {
+			this.refreshInterval = refreshInterval;
+		}
+
+		public int getMaximum() {
+			return this.maximum;
+		}
+
+		public void setMaximum(int maximum) {
+			this.maximum = maximum;
 		}
 
 	}

@@ -2,10 +2,12 @@ package io.github.ratelimit.spring;
 
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimiter;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.HttpMethod;
 import org.springframework.http.server.PathContainer;
@@ -26,10 +28,32 @@ import org.springframework.web.util.pattern.PathPattern;
  * @param cost the permits each request costs
  * @param failureMode what to decide when the backend cannot answer
  * @param shadow whether the policy only records what it would refuse
+ * @param plans the policy's plans, of which a client's is {@linkplain #planFor(String, RateLimitRequest) picked} before
+ * it is decided; a definition that is one plan has none
  */
 public record PolicyDefinition(Policy policy, RateLimiter limiter, String keyStrategy, KeyResolver keyResolver,
 		List<PathPattern> paths, List<PathPattern> excludePaths, Set<String> methods, long cost,
-		FailureMode failureMode, boolean shadow) {
+		FailureMode failureMode, boolean shadow, PolicyPlans plans) {
+
+	/**
+	 * Creates the definition of a policy without plans.
+	 * @param policy the policy decided by the limiter
+	 * @param limiter the policy's limiter
+	 * @param keyStrategy the key strategy as configured
+	 * @param keyResolver the resolver of that strategy
+	 * @param paths the path patterns the filter applies the policy to
+	 * @param excludePaths path patterns exempted from the policy
+	 * @param methods the HTTP methods the filter applies the policy to
+	 * @param cost the permits each request costs
+	 * @param failureMode what to decide when the backend cannot answer
+	 * @param shadow whether the policy only records what it would refuse
+	 */
+	public PolicyDefinition(Policy policy, RateLimiter limiter, String keyStrategy, KeyResolver keyResolver,
+			List<PathPattern> paths, List<PathPattern> excludePaths, Set<String> methods, long cost,
+			FailureMode failureMode, boolean shadow) {
+		this(policy, limiter, keyStrategy, keyResolver, paths, excludePaths, methods, cost, failureMode, shadow,
+				PolicyPlans.none());
+	}
 
 	/**
 	 * The policy's name.
@@ -37,6 +61,50 @@ public record PolicyDefinition(Policy policy, RateLimiter limiter, String keyStr
 	 */
 	public String name() {
 		return this.policy.name();
+	}
+
+	/**
+	 * The plan this definition decides, or {@code null} for a policy without plans (or the policy itself, before a
+	 * client's plan is picked, which then decides as its default plan).
+	 * @return the plan's name
+	 */
+	public @Nullable String plan() {
+		return this.policy.plan();
+	}
+
+	/**
+	 * What this definition's state and refusals are remembered under in this instance (the deny cache, the local
+	 * fallback): the policy's name, and its plan after a '{', which no policy name holds.
+	 * @return the scope
+	 */
+	public String scope() {
+		String plan = plan();
+		return (plan != null) ? name() + "{" + plan : name();
+	}
+
+	/**
+	 * The definition that decides a client: its plan's when the policy has plans, else this one.
+	 * @param key the client's key
+	 * @param request the request, or {@code null} when a {@code @RateLimited} method is called outside one
+	 * @return the client's plan, or this definition
+	 */
+	public PolicyDefinition planFor(String key, @Nullable RateLimitRequest request) {
+		PolicyDefinition plan = this.plans.planOf(name(), key, request);
+		return (plan != null) ? plan : this;
+	}
+
+	/**
+	 * The definition that decides a client, for callers that must not block: the same as
+	 * {@link #planFor(String, RateLimitRequest)}, from {@link PlanResolver#resolvePlanAsync(String, RateLimitRequest)}.
+	 * @param key the client's key
+	 * @param request the request, or {@code null} outside one
+	 * @return the client's plan, or this definition, when known
+	 */
+	public CompletionStage<PolicyDefinition> planForAsync(String key, @Nullable RateLimitRequest request) {
+		if (this.plans.isEmpty()) {
+			return CompletableFuture.completedFuture(this);
+		}
+		return this.plans.planOfAsync(name(), key, request).thenApply((plan) -> (plan != null) ? plan : this);
 	}
 
 	/**
@@ -61,12 +129,13 @@ public record PolicyDefinition(Policy policy, RateLimiter limiter, String keyStr
 	}
 
 	/**
-	 * When the web filter applies this policy: after authentication when its key resolver
+	 * When the web filter applies this policy: after authentication when its key resolver or plan resolver
 	 * {@linkplain KeyResolver#requiresAuthentication() requires it}, else before.
 	 * @return the phase
 	 */
 	public FilterPhase filterPhase() {
-		return this.keyResolver.requiresAuthentication() ? FilterPhase.AFTER_AUTHENTICATION
+		return (this.keyResolver.requiresAuthentication() || this.plans.requiresAuthentication())
+				? FilterPhase.AFTER_AUTHENTICATION
 				: FilterPhase.BEFORE_AUTHENTICATION;
 	}
 

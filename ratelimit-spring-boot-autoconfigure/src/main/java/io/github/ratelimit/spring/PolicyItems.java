@@ -13,7 +13,8 @@ import io.github.ratelimit.core.Policy;
 /**
  * The names by which responses refer to the limits of one policy: the items of {@code RateLimit-Policy} and
  * {@code RateLimit}, and the {@code violated-policies} of a problem body. Unique within the policy: the policy's name
- * when it has one limit, else the policy's name and the limit's period ({@code "orders-1m"}, {@code "orders-1d"}).
+ * (followed by {@code -<plan>} for a plan of it, such as {@code "orders-pro"}, or {@code "orders-override"} for a
+ * client's override) when it has one limit, else that name and the limit's period ({@code "orders-1m"}, {@code "orders-1d"}).
  * Limits that share a period are named with their whole text ({@code "orders-10/1m"}, {@code "orders-20/1m"}); a
  * limit listed twice is one limit, with one name. Names are quoted as structured-field strings where they are sent,
  * which allow printable ASCII only.
@@ -34,8 +35,9 @@ public final class PolicyItems {
 	public static PolicyItems of(Policy policy) {
 		List<Limit> limits = policy.limits().stream().distinct().toList();
 		Map<Limit, String> names = new LinkedHashMap<>();
+		String base = (policy.plan() != null) ? policy.name() + "-" + policy.plan() : policy.name();
 		for (Limit limit : limits) {
-			names.put(limit, (limits.size() == 1) ? policy.name() : policy.name() + "-" + suffix(limit, limits));
+			names.put(limit, (limits.size() == 1) ? base : base + "-" + suffix(limit, limits));
 		}
 		return new PolicyItems(Collections.unmodifiableMap(names));
 	}

@@ -1,6 +1,7 @@
 package io.github.ratelimit.spring;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
@@ -12,6 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Limit;
+import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RateLimiterBackend;
 import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
@@ -51,7 +53,9 @@ public class RateLimitEnforcer {
 
 	private final InMemoryRateLimiterBackend fallbackBackend;
 
-	private final ConcurrentMap<String, RateLimiter> fallbacks = new ConcurrentHashMap<>();
+	private final ConcurrentMap<Policy, RateLimiter> fallbacks = new ConcurrentHashMap<>();
+
+	private volatile @Nullable OverriddenPolicies overrides;
 
 	private final AtomicLong nextWarning = new AtomicLong(System.nanoTime());
 
@@ -100,13 +104,28 @@ public class RateLimitEnforcer {
 	}
 
 	/**
+	 * Applies operators' per-client overrides from now on: a client with one is decided by its override's limits, and
+	 * a change of its override forgets this instance's remembered refusals of it.
+	 * @param overrides the overrides and the definitions that apply them
+	 */
+	public void applyOverrides(OverriddenPolicies overrides) {
+		this.overrides = overrides;
+		overrides.overrides().onChange((policy, key) -> {
+			if (this.denyCache != null) {
+				this.denyCache.forget(OverriddenPolicies.scope(policy), key);
+			}
+		});
+	}
+
+	/**
 	 * Enforces a policy on one request, waiting for the backend's answer (at most the decision timeout).
-	 * @param policy the policy
+	 * @param requested the policy, or the client's plan of it
 	 * @param key the client's key
 	 * @param permits the request's cost
 	 * @return the outcome
 	 */
-	public RateLimitOutcome enforce(PolicyDefinition policy, String key, long permits) {
+	public RateLimitOutcome enforce(PolicyDefinition requested, String key, long permits) {
+		PolicyDefinition policy = overridden(requested, key);
 		RateLimitOutcome early = beforeCall(policy, key, permits);
 		if (early != null) {
 			return early;
@@ -137,12 +156,13 @@ public class RateLimitEnforcer {
 	 * completes on the thread of the backend's client (Lettuce's event loop), within the decision timeout, and never
 	 * exceptionally, unless with an {@link Error}. Where the backend {@linkplain RateLimiterBackend#blocking() blocks},
 	 * this method blocks too: a reactive caller moves it off its event loop first ({@link #blocking()}).
-	 * @param policy the policy
+	 * @param requested the policy, or the client's plan of it
 	 * @param key the client's key
 	 * @param permits the request's cost
 	 * @return the outcome, when known
 	 */
-	public CompletionStage<RateLimitOutcome> enforceAsync(PolicyDefinition policy, String key, long permits) {
+	public CompletionStage<RateLimitOutcome> enforceAsync(PolicyDefinition requested, String key, long permits) {
+		PolicyDefinition policy = overridden(requested, key);
 		RateLimitOutcome early = beforeCall(policy, key, permits);
 		if (early != null) {
 			return CompletableFuture.completedFuture(early);
@@ -175,6 +195,11 @@ public class RateLimitEnforcer {
 		return this.backend.blocking();
 	}
 
+	private PolicyDefinition overridden(PolicyDefinition policy, String key) {
+		OverriddenPolicies applied = this.overrides;
+		return (applied != null) ? applied.apply(policy, key) : policy;
+	}
+
 	/**
 	 * The outcome of a request decided without a backend call (a refusal remembered by the deny cache), or
 	 * {@code null} when the backend must be asked.
@@ -183,7 +208,7 @@ public class RateLimitEnforcer {
 		if (permits < 1) {
 			throw new IllegalArgumentException("Permits must be at least 1, was " + permits);
 		}
-		Decision cached = (this.denyCache != null) ? this.denyCache.find(policy.name(), key, permits) : null;
+		Decision cached = (this.denyCache != null) ? this.denyCache.find(policy.scope(), key, permits) : null;
 		return (cached != null) ? record(new RateLimitOutcome(policy, cached, refusedKind(policy), permits), -1) : null;
 	}
 
@@ -237,7 +262,7 @@ public class RateLimitEnforcer {
 						backendNanos);
 			}
 			if (RateLimitEnforcer.this.denyCache != null) {
-				RateLimitEnforcer.this.denyCache.remember(this.policy.name(), this.key, this.permits, decision,
+				RateLimitEnforcer.this.denyCache.remember(this.policy.scope(), this.key, this.permits, decision,
 						this.denyCacheStart);
 			}
 			return record(new RateLimitOutcome(this.policy, decision, refusedKind(this.policy), this.permits),
@@ -280,15 +305,36 @@ public class RateLimitEnforcer {
 	}
 
 	/**
-	 * Forgets a client's state under a policy, in the backend and in this instance's deny cache.
+	 * Forgets a client's state under a policy (under each of its plans, and its override), in the backend and in this
+	 * instance's deny cache.
 	 * @param policy the policy
 	 * @param key the client's key
 	 */
 	public void reset(PolicyDefinition policy, String key) {
-		policy.limiter().reset(key);
-		if (this.denyCache != null) {
-			this.denyCache.forget(policy.name(), key);
+		List<PolicyDefinition> scopes = new ArrayList<>();
+		scopes.add(policy);
+		scopes.addAll(policy.plans().all());
+		PolicyDefinition overridden = overridden(policy.planFor(key, null), key);
+		if (!scopes.contains(overridden)) {
+			scopes.add(overridden);
 		}
+		for (PolicyDefinition scope : scopes) {
+			scope.limiter().reset(key);
+			if (this.denyCache != null) {
+				this.denyCache.forget(scope.scope(), key);
+			}
+		}
+	}
+
+	/**
+	 * The definition that decides a client now: its plan's, or its override's.
+	 * @param policy the policy
+	 * @param key the client's key
+	 * @param request the request, or {@code null} to ask the plan resolver without one
+	 * @return the definition
+	 */
+	public PolicyDefinition definitionFor(PolicyDefinition policy, String key, @Nullable RateLimitRequest request) {
+		return overridden(policy.planFor(key, request), key);
 	}
 
 	/**
@@ -351,8 +397,8 @@ public class RateLimitEnforcer {
 	}
 
 	private RateLimiter fallback(PolicyDefinition policy) {
-		return this.fallbacks.computeIfAbsent(policy.name(),
-				(name) -> this.fallbackBackend.create(policy.policy().dividedBy(this.fallbackInstances)));
+		return this.fallbacks.computeIfAbsent(policy.policy(),
+				(shared) -> this.fallbackBackend.create(shared.dividedBy(this.fallbackInstances)));
 	}
 
 	private static String mode(PolicyDefinition policy) {

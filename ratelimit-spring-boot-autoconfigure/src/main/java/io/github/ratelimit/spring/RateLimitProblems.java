@@ -32,6 +32,9 @@ public final class RateLimitProblems {
 	/** The problem member of draft-ietf-httpapi-ratelimit-headers that names the refusing limits' items. */
 	public static final String VIOLATED_POLICIES = "violated-policies";
 
+	/** The problem member naming the client's plan, for a policy with plans (or {@code override}). */
+	public static final String PLAN = "plan";
+
 	private static final URI QUOTA_EXCEEDED_TYPE = URI.create(QUOTA_EXCEEDED);
 
 	private static final URI TEMPORARY_REDUCED_CAPACITY_TYPE = URI.create(TEMPORARY_REDUCED_CAPACITY);
@@ -54,6 +57,9 @@ public final class RateLimitProblems {
 		problem.setTitle("Too Many Requests");
 		problem.setInstance(instance);
 		problem.setProperty(POLICY, policy.name());
+		if (policy.plan() != null) {
+			problem.setProperty(PLAN, policy.plan());
+		}
 		problem.setProperty(VIOLATED_POLICIES, PolicyItems.of(policy.policy()).namesOf(decision.violated()));
 		return problem;
 	}

@@ -156,20 +156,33 @@ public final class RequestKeyResolvers {
 		return (principal != null) ? principal.getName() : null;
 	}
 
-	private static KeyResolver expression(String strategy, String source) {
+	/**
+	 * Parses the expression of an {@code expr:} strategy, refusing what it can never evaluate over the request's data
+	 * alone.
+	 * @param strategy the strategy as configured, for messages
+	 * @param source the expression
+	 * @return the expression
+	 * @throws IllegalArgumentException when it does not parse or uses a type, a constructor, a bean or an assignment
+	 */
+	static SpelExpression parse(String strategy, String source) {
 		SpelExpression expression;
 		try {
 			expression = PARSER.parseRaw(source);
 		}
 		catch (ParseException ex) {
-			throw new IllegalArgumentException("Key strategy '" + strategy + "' is not a valid SpEL expression: "
+			throw new IllegalArgumentException("Strategy '" + strategy + "' is not a valid SpEL expression: "
 					+ ex.getMessage(), ex);
 		}
 		String unsupported = unsupported(expression.getAST());
 		if (unsupported != null) {
-			throw new IllegalArgumentException("Key strategy '" + strategy + "' uses " + unsupported
+			throw new IllegalArgumentException("Strategy '" + strategy + "' uses " + unsupported
 					+ ", which expr: does not evaluate: it reads the request's properties and calls its methods only");
 		}
+		return expression;
+	}
+
+	private static KeyResolver expression(String strategy, String source) {
+		SpelExpression expression = parse(strategy, source);
 		return (request) -> {
 			Object nativeRequest = request.nativeRequest();
 			EvaluationContext context = SimpleEvaluationContext.forReadOnlyDataBinding()

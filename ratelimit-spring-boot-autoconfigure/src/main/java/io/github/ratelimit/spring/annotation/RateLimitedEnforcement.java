@@ -10,6 +10,7 @@ import java.util.function.BiConsumer;
 import io.github.ratelimit.spring.CurrentRequest;
 import io.github.ratelimit.spring.FirstWarning;
 import io.github.ratelimit.spring.IpKeys;
+import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitOutcome;
 import io.github.ratelimit.spring.RateLimitRequest;
@@ -75,7 +76,8 @@ final class RateLimitedEnforcement {
 		for (AnnotatedPolicy limit : limits) {
 			String key = key(limit, args, request);
 			if (!isCharged(limit, key, request)) {
-				admit(this.enforcer.enforce(limit.policy(), key, permits(limit, args, request)), request, current);
+				PolicyDefinition plan = limit.policy().planFor(key, request);
+				admit(this.enforcer.enforce(plan, key, permits(limit, plan, args, request)), request, current);
 			}
 		}
 	}
@@ -102,7 +104,9 @@ final class RateLimitedEnforcement {
 			if (isCharged(limit, key, request)) {
 				return ADMITTED;
 			}
-			return this.enforcer.enforceAsync(limit.policy(), key, permits(limit, args, request))
+			return limit.policy()
+				.planForAsync(key, request)
+				.thenCompose((plan) -> this.enforcer.enforceAsync(plan, key, permits(limit, plan, args, request)))
 				.thenAccept((outcome) -> admit(outcome, request, current));
 		}).thenCompose((ignored) -> enforceAsync(limits, index + 1, args, request, current));
 	}
@@ -160,9 +164,13 @@ final class RateLimitedEnforcement {
 		}
 	}
 
-	private long permits(AnnotatedPolicy limit, @Nullable Object[] args, @Nullable RateLimitRequest request) {
+	/**
+	 * The permits a call costs: the annotation's cost, else the cost of the client's plan (or of the policy).
+	 */
+	private long permits(AnnotatedPolicy limit, PolicyDefinition plan, @Nullable Object[] args,
+			@Nullable RateLimitRequest request) {
 		Expression expression = limit.cost();
-		return (expression != null) ? cost(limit, expression, args, request) : limit.policy().cost();
+		return (expression != null) ? cost(limit, expression, args, request) : plan.cost();
 	}
 
 	private long cost(AnnotatedPolicy limit, Expression expression, @Nullable Object[] args,

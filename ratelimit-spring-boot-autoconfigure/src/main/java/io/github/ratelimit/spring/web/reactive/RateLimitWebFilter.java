@@ -119,14 +119,16 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 		}
 		PolicyDefinition policy = applicable.get(index);
 		return Mono.fromCompletionStage(() -> policy.keyOfAsync(request))
-			.flatMap((key) -> decide(policy, key, request.exchange()).flatMap((outcome) -> {
+			.flatMap((key) -> Mono.fromCompletionStage(() -> policy.planForAsync(key, request))
+				.flatMap((plan) -> decide(plan, key, request.exchange()))
+				.flatMap((outcome) -> {
 				if (outcome.refused()) {
 					return refuse(outcome, request);
 				}
 				request.rateLimits().charged(policy, key);
 				RateLimitOutcome next = request.rateLimits().show(outcome) ? outcome : shown;
 				return enforce(request, applicable, index + 1, next, chain);
-			}));
+				}));
 	}
 
 	/**

@@ -86,7 +86,8 @@ public class RateLimitFilter extends OncePerRequestFilter {
 				limited = new ServletRateLimitRequest(request);
 			}
 			String key = policy.keyOf(limited);
-			RateLimitOutcome outcome = this.enforcer.enforce(policy, key, policy.cost());
+			PolicyDefinition plan = policy.planFor(key, limited);
+			RateLimitOutcome outcome = this.enforcer.enforce(plan, key, plan.cost());
 			if (outcome.refused()) {
 				refuse(outcome, limited, response);
 				return;
