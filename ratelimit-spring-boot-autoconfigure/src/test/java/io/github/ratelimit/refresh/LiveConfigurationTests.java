@@ -74,6 +74,25 @@ class LiveConfigurationTests {
 	}
 
 	@Test
+	void refreshShouldAddPlansAndKeepTheStateOfUnchangedPolicies(CapturedOutput output) {
+		for (int i = 0; i < 2; i++) {
+			assertThat(this.app.get("/api/a", "X-Client", "kept").statusCode()).isEqualTo(200);
+		}
+		this.app.reconfigure(STARTUP[0], STARTUP[1], STARTUP[2], STARTUP[3],
+				"ratelimit.policies.plans.paths=/plans/**", "ratelimit.policies.plans.key=header:X-Client",
+				"ratelimit.policies.plans.plan=expr:#key.startsWith('pro-') ? 'pro' : 'free'",
+				"ratelimit.policies.plans.default-plan=free", "ratelimit.policies.plans.plans.free.limits=1/1m",
+				"ratelimit.policies.plans.plans.pro.limits=3/1m");
+		assertThat(output).contains("added plans (1/1m").doesNotContain("changed api");
+		assertAdmitted("/plans/1", "pro-a", 3);
+		assertAdmitted("/plans/1", "b", 1);
+		assertThat(this.app.get("/plans/1", "X-Client", "pro-a").headers().firstValue("RateLimit-Policy"))
+			.hasValueSatisfying((policy) -> assertThat(policy).contains("plans-pro"));
+		// the unchanged policy kept its clients' state: one request of three was left
+		assertAdmitted("/api/a", "kept", 1);
+	}
+
+	@Test
 	void refreshShouldApplyToRateLimitedMethods(CapturedOutput output) {
 		assertCalls("/calls", 2);
 		this.app.reconfigure(STARTUP[0], STARTUP[1], STARTUP[2], "ratelimit.policies.calls.limits=4/1m",
