@@ -66,8 +66,19 @@ final class ConfiguredPolicies {
 	}
 
 	List<PolicyDefinition> definitions() {
+		return definitions(this.properties.getPolicies());
+	}
+
+	/**
+	 * The definitions of other policy settings with this instance's global ones (default algorithm and failure mode,
+	 * fallback instances), as a configuration refresh builds them.
+	 * @param policies the policies' settings by name
+	 * @return the definitions, in order
+	 * @throws InvalidRateLimitConfigurationException naming the first invalid property
+	 */
+	List<PolicyDefinition> definitions(Map<String, RateLimitProperties.Policy> policies) {
 		List<PolicyDefinition> definitions = new ArrayList<>();
-		for (Map.Entry<String, RateLimitProperties.Policy> entry : this.properties.getPolicies().entrySet()) {
+		for (Map.Entry<String, RateLimitProperties.Policy> entry : policies.entrySet()) {
 			definitions.add(definition(entry.getKey(), entry.getValue()));
 		}
 		return definitions;

@@ -17,6 +17,7 @@ import io.github.ratelimit.spring.RateLimitRecorder;
 import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.spring.RateLimitStartupLogger;
 import io.github.ratelimit.spring.RequestKeyResolvers;
+import io.github.ratelimit.spring.annotation.RateLimitedPolicies;
 import io.github.ratelimit.spring.web.ForwardedHeadersWarning;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
 
@@ -24,10 +25,12 @@ import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 
 /**
@@ -243,6 +246,30 @@ public final class RateLimitAutoConfiguration {
 					null);
 		}
 		return filter.getPrincipalOrder();
+	}
+
+	/**
+	 * Live configuration with Spring Cloud's configuration refresh: a change of {@code ratelimit.policies.*} applies
+	 * without a restart. Loaded only when Spring Cloud Context is present.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.springframework.cloud.context.environment.EnvironmentChangeEvent")
+	static class RefreshConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		RateLimitRefresher rateLimitRefresher(Environment environment, RateLimitRegistry registry,
+				RateLimiterBackend backend, BeanFactory beanFactory, IpKeys ipKeys, RateLimitEnforcer enforcer,
+				RateLimitStartupLogger startupLogger, ObjectProvider<RateLimitedPolicies> annotated) {
+			return new RateLimitRefresher(environment, registry, backend, beanFactory, ipKeys, enforcer, startupLogger,
+					annotated);
+		}
+
+		@Bean
+		RateLimitRefreshListener rateLimitRefreshListener(RateLimitRefresher refresher) {
+			return new RateLimitRefreshListener(refresher);
+		}
+
 	}
 
 }

@@ -60,7 +60,7 @@ public final class RateLimitReactiveAutoConfiguration {
 		@ConditionalOnMissingBean(name = "rateLimitWebFilter")
 		RateLimitWebFilter rateLimitWebFilter(RateLimitProperties properties, RateLimitRegistry registry,
 				RateLimitEnforcer enforcer, RateLimitHeaders headers, ReactiveProblemResponseWriter problems) {
-			return new RateLimitWebFilter(registry.filterPolicies(FilterPhase.BEFORE_AUTHENTICATION),
+			return new RateLimitWebFilter(registry,
 					FilterPhase.BEFORE_AUTHENTICATION, properties.getFilter().getOrder(), enforcer, headers, problems);
 		}
 
@@ -68,7 +68,7 @@ public final class RateLimitReactiveAutoConfiguration {
 		@ConditionalOnMissingBean(name = "rateLimitPrincipalWebFilter")
 		RateLimitWebFilter rateLimitPrincipalWebFilter(RateLimitProperties properties, RateLimitRegistry registry,
 				RateLimitEnforcer enforcer, RateLimitHeaders headers, ReactiveProblemResponseWriter problems) {
-			return new RateLimitWebFilter(registry.filterPolicies(FilterPhase.AFTER_AUTHENTICATION),
+			return new RateLimitWebFilter(registry,
 					FilterPhase.AFTER_AUTHENTICATION, RateLimitAutoConfiguration.principalOrder(properties.getFilter()),
 					enforcer, headers, problems);
 		}

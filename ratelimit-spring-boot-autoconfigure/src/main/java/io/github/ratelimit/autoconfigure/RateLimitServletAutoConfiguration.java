@@ -54,7 +54,7 @@ public final class RateLimitServletAutoConfiguration {
 				RateLimitRegistry registry, RateLimitEnforcer enforcer, RateLimitHeaders headers,
 				ProblemResponseWriter problems) {
 			return registration("rateLimitFilter", properties.getFilter().getOrder(),
-					new RateLimitFilter(registry.filterPolicies(FilterPhase.BEFORE_AUTHENTICATION), enforcer, headers,
+					new RateLimitFilter(registry, FilterPhase.BEFORE_AUTHENTICATION, enforcer, headers,
 							problems));
 		}
 
@@ -64,7 +64,7 @@ public final class RateLimitServletAutoConfiguration {
 				RateLimitRegistry registry, RateLimitEnforcer enforcer, RateLimitHeaders headers,
 				ProblemResponseWriter problems) {
 			return registration("rateLimitPrincipalFilter", RateLimitAutoConfiguration.principalOrder(properties.getFilter()),
-					new RateLimitFilter(registry.filterPolicies(FilterPhase.AFTER_AUTHENTICATION), enforcer, headers,
+					new RateLimitFilter(registry, FilterPhase.AFTER_AUTHENTICATION, enforcer, headers,
 							problems));
 		}
 

@@ -305,6 +305,16 @@ public class RateLimitEnforcer {
 	}
 
 	/**
+	 * Forgets every refusal the deny cache remembers, as when the policies change: a client refused under the old
+	 * limits is decided under the new ones at once.
+	 */
+	public void forgetRefusals() {
+		if (this.denyCache != null) {
+			this.denyCache.clear();
+		}
+	}
+
+	/**
 	 * Forgets a client's state under a policy (under each of its plans, and its override), in the backend and in this
 	 * instance's deny cache.
 	 * @param policy the policy

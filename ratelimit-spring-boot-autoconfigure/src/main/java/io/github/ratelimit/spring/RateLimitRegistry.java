@@ -2,6 +2,7 @@ package io.github.ratelimit.spring;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,17 +20,17 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Every policy of the application: those configured (which win) and those declared by {@code @RateLimited}
- * annotations that carry their own limits.
+ * annotations that carry their own limits. The configured ones are one immutable set, replaced as a whole by
+ * {@link #reconfigure}, so that a reader that takes them once (a filter per request, {@code @RateLimited} per call)
+ * sees either the old set or the new one, never a mix.
  */
 public class RateLimitRegistry {
 
 	private final RateLimiterBackend backend;
 
-	private final Map<String, PolicyDefinition> configured;
+	private volatile Configured configured;
 
 	private final ConcurrentMap<String, PolicyDefinition> declared = new ConcurrentHashMap<>();
-
-	private final List<PolicyDefinition> filterPolicies;
 
 	private final ConcurrentMap<String, Set<PolicyUse>> uses = new ConcurrentHashMap<>();
 
@@ -50,13 +51,41 @@ public class RateLimitRegistry {
 	public RateLimitRegistry(RateLimiterBackend backend, Collection<PolicyDefinition> configured,
 			Algorithm defaultAlgorithm, FailureMode defaultFailureMode, KeyResolver defaultKeyResolver) {
 		this.backend = backend;
-		Map<String, PolicyDefinition> byName = new LinkedHashMap<>();
-		configured.forEach((policy) -> byName.put(policy.name(), policy));
-		this.configured = byName;
-		this.filterPolicies = configured.stream().filter((policy) -> !policy.paths().isEmpty()).toList();
+		this.configured = new Configured(configured);
 		this.defaultAlgorithm = defaultAlgorithm;
 		this.defaultFailureMode = defaultFailureMode;
 		this.defaultKeyResolver = defaultKeyResolver;
+	}
+
+	/**
+	 * Replaces the configured policies at once, as a configuration refresh does: every reader that asks afterwards
+	 * sees the new set. The {@code @RateLimited} methods that applied them are forgotten until they are bound again
+	 * ({@link #recordUse}).
+	 * @param policies the new configured policies, already validated
+	 */
+	public void reconfigure(Collection<PolicyDefinition> policies) {
+		this.configured = new Configured(policies);
+		this.uses.clear();
+	}
+
+	/**
+	 * A registry of the same backend and defaults with other configured policies and nothing declared yet, to check
+	 * a new configuration against before {@link #reconfigure applying} it.
+	 * @param policies the configured policies
+	 * @return the new registry
+	 */
+	public RateLimitRegistry withConfigured(Collection<PolicyDefinition> policies) {
+		return new RateLimitRegistry(this.backend, policies, this.defaultAlgorithm, this.defaultFailureMode,
+				this.defaultKeyResolver);
+	}
+
+	/**
+	 * The configured policies now, as one set: a reader that must see one set across several lookups compares or
+	 * keeps this.
+	 * @return the current set, a new object after every {@link #reconfigure}
+	 */
+	public Object configuration() {
+		return this.configured;
 	}
 
 	/**
@@ -72,7 +101,7 @@ public class RateLimitRegistry {
 	 * @return the policies
 	 */
 	public List<PolicyDefinition> policies() {
-		List<PolicyDefinition> all = new ArrayList<>(this.configured.values());
+		List<PolicyDefinition> all = new ArrayList<>(this.configured.byName().values());
 		this.declared.values().stream()
 			.sorted(Comparator.comparing(PolicyDefinition::name))
 			.forEach(all::add);
@@ -84,7 +113,7 @@ public class RateLimitRegistry {
 	 * @return the filter's policies
 	 */
 	public List<PolicyDefinition> filterPolicies() {
-		return this.filterPolicies;
+		return this.configured.filter();
 	}
 
 	/**
@@ -93,7 +122,8 @@ public class RateLimitRegistry {
 	 * @return the policies of that phase
 	 */
 	public List<PolicyDefinition> filterPolicies(FilterPhase phase) {
-		return this.filterPolicies.stream().filter((policy) -> policy.filterPhase() == phase).toList();
+		return (phase == FilterPhase.BEFORE_AUTHENTICATION) ? this.configured.beforeAuthentication()
+				: this.configured.afterAuthentication();
 	}
 
 	/**
@@ -102,7 +132,7 @@ public class RateLimitRegistry {
 	 * @return whether it is configured
 	 */
 	public boolean isConfigured(String name) {
-		return this.configured.containsKey(name);
+		return this.configured.byName().containsKey(name);
 	}
 
 	/**
@@ -111,7 +141,7 @@ public class RateLimitRegistry {
 	 * @return the policy, if configured or declared
 	 */
 	public Optional<PolicyDefinition> find(String name) {
-		PolicyDefinition policy = this.configured.get(name);
+		PolicyDefinition policy = this.configured.byName().get(name);
 		return Optional.ofNullable((policy != null) ? policy : this.declared.get(name));
 	}
 
@@ -127,7 +157,7 @@ public class RateLimitRegistry {
 	 * @throws IllegalArgumentException when the annotation's limits are invalid
 	 */
 	public PolicyDefinition declare(String name, List<String> limits, @Nullable Algorithm algorithm) {
-		PolicyDefinition configuredPolicy = this.configured.get(name);
+		PolicyDefinition configuredPolicy = this.configured.byName().get(name);
 		if (configuredPolicy != null) {
 			return configuredPolicy;
 		}
@@ -170,6 +200,31 @@ public class RateLimitRegistry {
 
 	private static String describe(Policy policy) {
 		return policy.algorithm().id() + " " + policy.limits();
+	}
+
+	/**
+	 * One set of configured policies: by name in configuration order, and those of the filter, of each phase.
+	 */
+	private record Configured(Map<String, PolicyDefinition> byName, List<PolicyDefinition> filter,
+			List<PolicyDefinition> beforeAuthentication, List<PolicyDefinition> afterAuthentication) {
+
+		Configured(Collection<PolicyDefinition> policies) {
+			this(byName(policies), policies.stream().filter((policy) -> !policy.paths().isEmpty()).toList(),
+					phase(policies, FilterPhase.BEFORE_AUTHENTICATION), phase(policies, FilterPhase.AFTER_AUTHENTICATION));
+		}
+
+		private static Map<String, PolicyDefinition> byName(Collection<PolicyDefinition> policies) {
+			Map<String, PolicyDefinition> byName = new LinkedHashMap<>();
+			policies.forEach((policy) -> byName.put(policy.name(), policy));
+			return Collections.unmodifiableMap(byName);
+		}
+
+		private static List<PolicyDefinition> phase(Collection<PolicyDefinition> policies, FilterPhase phase) {
+			return policies.stream()
+				.filter((policy) -> !policy.paths().isEmpty() && policy.filterPhase() == phase)
+				.toList();
+		}
+
 	}
 
 }

@@ -53,7 +53,13 @@ public class RateLimitStartupLogger implements SmartInitializingSingleton {
 				+ ", policies: " + described;
 	}
 
-	private String describe(PolicyDefinition policy) {
+	/**
+	 * One policy as the start-up line describes it.
+	 * @param policy the policy
+	 * @return its name, then its limits, algorithm, key strategy, where it applies and what else differs from the
+	 * defaults, in parentheses
+	 */
+	public String describe(PolicyDefinition policy) {
 		List<String> parts = new ArrayList<>();
 		policy.policy().limits().stream().map(Limit::toString).forEach(parts::add);
 		parts.add(policy.policy().algorithm().id());

@@ -3,7 +3,9 @@ package io.github.ratelimit.spring.annotation;
 import java.lang.reflect.Method;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
 
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.spring.PolicyDefinition;
@@ -19,7 +21,8 @@ import org.springframework.expression.spel.standard.SpelExpressionParser;
 /**
  * The policies a method called on a bean class applies: each {@link RateLimitedAnnotations declaration} bound to its
  * policy in the registry, its expressions parsed. Bound once per method and class, at start-up for every bean and
- * again on first call for what start-up did not see, by the same code.
+ * again on first call for what start-up did not see, by the same code; bound again after the registry's configured
+ * policies are {@linkplain RateLimitRegistry#reconfigure replaced}, so a call applies the new ones.
  */
 public class RateLimitedPolicies {
 
@@ -29,7 +32,10 @@ public class RateLimitedPolicies {
 
 	private final SpelExpressionParser parser = new SpelExpressionParser();
 
-	private final Map<MethodClassKey, List<AnnotatedPolicy>> cache = new ConcurrentHashMap<>();
+	private volatile Bindings bindings;
+
+	/** Every declaration bound so far, to bind again after a refresh and to check a new configuration against. */
+	private final Set<RateLimitedDeclaration> declarations = ConcurrentHashMap.newKeySet();
 
 	/**
 	 * Creates the policies of annotated methods.
@@ -39,6 +45,7 @@ public class RateLimitedPolicies {
 	public RateLimitedPolicies(RateLimitedAnnotations annotations, RateLimitRegistry registry) {
 		this.annotations = annotations;
 		this.registry = registry;
+		this.bindings = new Bindings(registry.configuration());
 	}
 
 	/**
@@ -49,8 +56,42 @@ public class RateLimitedPolicies {
 	 * @throws InvalidRateLimitedException when an annotation is invalid
 	 */
 	List<AnnotatedPolicy> of(Method method, Class<?> targetClass) {
-		return this.cache.computeIfAbsent(new MethodClassKey(method, targetClass),
+		Bindings current = this.bindings;
+		Object configuration = this.registry.configuration();
+		if (current.configuration() != configuration) {
+			current = new Bindings(configuration);
+			this.bindings = current;
+		}
+		return current.byMethod().computeIfAbsent(new MethodClassKey(method, targetClass),
 				(key) -> this.annotations.find(method, targetClass).stream().map(this::bind).toList());
+	}
+
+	/**
+	 * Binds every declaration seen so far to the registry's policies now, as after a configuration refresh, so that
+	 * the registry lists their uses again.
+	 */
+	public void bindAgain() {
+		this.declarations.forEach((declaration) -> of(declaration.method(), declaration.targetClass()));
+	}
+
+	/**
+	 * Checks that every declaration seen so far binds to the policies of another registry, as start-up would check
+	 * it: an annotation without limits whose policy is no longer configured, two annotations of one name with other
+	 * limits once configuration no longer decides it, a constant cost above a new capacity.
+	 * @param candidate the registry of a new configuration ({@link RateLimitRegistry#withConfigured})
+	 * @throws InvalidRateLimitedException naming the first method that would not bind
+	 */
+	public void check(RateLimitRegistry candidate) {
+		RateLimitedPolicies checked = new RateLimitedPolicies(this.annotations, candidate);
+		this.declarations.forEach(checked::bind);
+	}
+
+	/**
+	 * The names of the policies the declarations seen so far apply.
+	 * @return the names
+	 */
+	public Set<String> policyNames() {
+		return this.declarations.stream().map(RateLimitedDeclaration::policy).collect(Collectors.toSet());
 	}
 
 	private AnnotatedPolicy bind(RateLimitedDeclaration declaration) {
@@ -68,6 +109,7 @@ public class RateLimitedPolicies {
 		AnnotatedPolicy bound = new AnnotatedPolicy(policy, expression(declaration, "key", declaration.key()),
 				expression(declaration, "cost", declaration.cost()), declaration);
 		checkConstantCost(bound);
+		this.declarations.add(declaration);
 		this.registry.recordUse(policy.name(), new PolicyUse(declaration.methodName(),
 				declaration.key().isBlank() ? policy.keyStrategy() : declaration.key(),
 				declaration.cost().isBlank() ? Long.toString(policy.cost()) : declaration.cost()));
@@ -108,6 +150,17 @@ public class RateLimitedPolicies {
 							+ "call would be " + ((permits < 1) ? "invalid" : "refused"),
 					"give a cost of at least 1 and at most the capacity", null);
 		}
+	}
+
+	/**
+	 * The bindings made against one set of configured policies.
+	 */
+	private record Bindings(Object configuration, Map<MethodClassKey, List<AnnotatedPolicy>> byMethod) {
+
+		Bindings(Object configuration) {
+			this(configuration, new ConcurrentHashMap<>());
+		}
+
 	}
 
 	/**

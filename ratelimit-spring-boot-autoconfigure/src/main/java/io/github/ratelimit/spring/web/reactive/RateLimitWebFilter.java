@@ -2,11 +2,13 @@ package io.github.ratelimit.spring.web.reactive;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 
 import io.github.ratelimit.spring.FilterPhase;
 import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitOutcome;
+import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
@@ -37,7 +39,7 @@ import org.springframework.web.server.WebFilterChain;
  */
 public class RateLimitWebFilter implements WebFilter, Ordered {
 
-	private final List<PolicyDefinition> policies;
+	private final Supplier<List<PolicyDefinition>> policies;
 
 	private final FilterPhase phase;
 
@@ -61,12 +63,37 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 	 */
 	public RateLimitWebFilter(List<PolicyDefinition> policies, FilterPhase phase, int order,
 			RateLimitEnforcer enforcer, RateLimitHeaders headers, ReactiveProblemResponseWriter problems) {
-		this.policies = List.copyOf(policies);
+		this(constant(policies), phase, order, enforcer, headers, problems);
+	}
+
+	/**
+	 * Creates the filter of one phase's policies as the registry has them at each request, so that a configuration
+	 * refresh ({@link RateLimitRegistry#reconfigure}) applies to the next request; each request is decided by one set.
+	 * @param registry the policies
+	 * @param phase its phase: after authentication, it resolves the principal before keying
+	 * @param order its order among web filters
+	 * @param enforcer the enforcer
+	 * @param headers the header writer
+	 * @param problems the writer of problem responses
+	 */
+	public RateLimitWebFilter(RateLimitRegistry registry, FilterPhase phase, int order, RateLimitEnforcer enforcer,
+			RateLimitHeaders headers, ReactiveProblemResponseWriter problems) {
+		this(() -> registry.filterPolicies(phase), phase, order, enforcer, headers, problems);
+	}
+
+	private RateLimitWebFilter(Supplier<List<PolicyDefinition>> policies, FilterPhase phase, int order,
+			RateLimitEnforcer enforcer, RateLimitHeaders headers, ReactiveProblemResponseWriter problems) {
+		this.policies = policies;
 		this.phase = phase;
 		this.order = order;
 		this.enforcer = enforcer;
 		this.headers = headers;
 		this.problems = problems;
+	}
+
+	private static Supplier<List<PolicyDefinition>> constant(List<PolicyDefinition> policies) {
+		List<PolicyDefinition> copy = List.copyOf(policies);
+		return () -> copy;
 	}
 
 	@Override
@@ -89,16 +116,17 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 	}
 
 	private List<PolicyDefinition> applicable(ServerWebExchange exchange) {
-		if (this.policies.isEmpty()) {
+		List<PolicyDefinition> policies = this.policies.get();
+		if (policies.isEmpty()) {
 			return List.of();
 		}
 		String method = exchange.getRequest().getMethod().name();
 		PathContainer path = exchange.getRequest().getPath().pathWithinApplication();
 		List<PolicyDefinition> applicable = null;
-		for (PolicyDefinition policy : this.policies) {
+		for (PolicyDefinition policy : policies) {
 			if (policy.appliesTo(method, path)) {
 				if (applicable == null) {
-					applicable = new ArrayList<>(this.policies.size());
+					applicable = new ArrayList<>(policies.size());
 				}
 				applicable.add(policy);
 			}

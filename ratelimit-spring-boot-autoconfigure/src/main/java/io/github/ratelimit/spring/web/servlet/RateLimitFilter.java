@@ -2,10 +2,13 @@ package io.github.ratelimit.spring.web.servlet;
 
 import java.io.IOException;
 import java.util.List;
+import java.util.function.Supplier;
 
+import io.github.ratelimit.spring.FilterPhase;
 import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitOutcome;
+import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.spring.RateLimitRequest;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
 import jakarta.servlet.FilterChain;
@@ -38,7 +41,7 @@ public class RateLimitFilter extends OncePerRequestFilter {
 
 	private static final String MALFORMED_PATH = "The request path is not a valid URI path.";
 
-	private final List<PolicyDefinition> policies;
+	private final Supplier<List<PolicyDefinition>> policies;
 
 	private final RateLimitEnforcer enforcer;
 
@@ -56,20 +59,44 @@ public class RateLimitFilter extends OncePerRequestFilter {
 	 */
 	public RateLimitFilter(List<PolicyDefinition> policies, RateLimitEnforcer enforcer, RateLimitHeaders headers,
 			ProblemResponseWriter problems) {
-		this.policies = List.copyOf(policies);
+		this(constant(policies), enforcer, headers, problems);
+	}
+
+	/**
+	 * Creates the filter of one phase's policies as the registry has them at each request, so that a configuration
+	 * refresh ({@link RateLimitRegistry#reconfigure}) applies to the next request; each request is decided by one set.
+	 * @param registry the policies
+	 * @param phase the phase whose policies the filter applies
+	 * @param enforcer the enforcer
+	 * @param headers the header writer
+	 * @param problems the writer of problem responses
+	 */
+	public RateLimitFilter(RateLimitRegistry registry, FilterPhase phase, RateLimitEnforcer enforcer,
+			RateLimitHeaders headers, ProblemResponseWriter problems) {
+		this(() -> registry.filterPolicies(phase), enforcer, headers, problems);
+	}
+
+	private RateLimitFilter(Supplier<List<PolicyDefinition>> policies, RateLimitEnforcer enforcer,
+			RateLimitHeaders headers, ProblemResponseWriter problems) {
+		this.policies = policies;
 		this.enforcer = enforcer;
 		this.headers = headers;
 		this.problems = problems;
 	}
 
-	@Override
-	protected boolean shouldNotFilter(HttpServletRequest request) {
-		return this.policies.isEmpty();
+	private static Supplier<List<PolicyDefinition>> constant(List<PolicyDefinition> policies) {
+		List<PolicyDefinition> copy = List.copyOf(policies);
+		return () -> copy;
 	}
 
 	@Override
 	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
 			throws ServletException, IOException {
+		List<PolicyDefinition> policies = this.policies.get();
+		if (policies.isEmpty()) {
+			chain.doFilter(request, response);
+			return;
+		}
 		PathContainer path = pathWithinApplication(request);
 		if (path == null) {
 			this.problems.write(ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, MALFORMED_PATH), response);
@@ -78,7 +105,7 @@ public class RateLimitFilter extends OncePerRequestFilter {
 		String method = request.getMethod();
 		RateLimitRequest limited = null;
 		RateLimitOutcome shown = null;
-		for (PolicyDefinition policy : this.policies) {
+		for (PolicyDefinition policy : policies) {
 			if (!policy.appliesTo(method, path)) {
 				continue;
 			}
