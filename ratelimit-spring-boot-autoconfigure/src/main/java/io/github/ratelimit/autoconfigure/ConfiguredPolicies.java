@@ -104,8 +104,8 @@ final class ConfiguredPolicies {
 		if (!settings.getLimits().isEmpty()) {
 			throw new InvalidRateLimitConfigurationException(prefix + "limits",
 					"a policy with plans takes its limits from its plans, and has limits of its own too",
-					"move the limits into a plan (the default plan is the one of clients the plan strategy gives none), "
-							+ "or remove " + prefix + "plans",
+					"move the limits into a plan (the default plan is the one of clients the plan strategy gives "
+							+ "none), or remove " + prefix + "plans",
 					null);
 		}
 		String strategy = settings.getPlan();
@@ -171,7 +171,8 @@ final class ConfiguredPolicies {
 		List<Limit> limits = limits(prefix + "limits", limitSettings);
 		String name = template.name();
 		Policy policy = check(prefix.substring(0, prefix.length() - 1), () -> new Policy(name, algorithm, limits, plan),
-				"use a policy name without '{' or '}', and limits within the bounds of the policy's algorithm (see the message)");
+				"use a policy name without '{' or '}', and limits within the bounds of the policy's algorithm "
+						+ "(see the message)");
 		if (cost < 1) {
 			throw new InvalidRateLimitConfigurationException(costProperty,
 					"the cost must be at least 1, was " + cost, "set a cost of 1 or more permits", null);

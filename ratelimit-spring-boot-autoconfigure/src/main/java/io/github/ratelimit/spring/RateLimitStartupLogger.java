@@ -58,8 +58,12 @@ public class RateLimitStartupLogger implements SmartInitializingSingleton {
 		List<String> parts = new ArrayList<>();
 		boolean plans = !policy.plans().isEmpty();
 		if (plans) {
-			parts.add("plan " + policy.plans().strategy() + ", plans "
-					+ policy.plans().all().stream().map((plan) -> describe(plan, policy.plans())).collect(Collectors.joining(", ")));
+			String described = policy.plans()
+				.all()
+				.stream()
+				.map((plan) -> describe(plan, policy.plans()))
+				.collect(Collectors.joining(", "));
+			parts.add("plan " + policy.plans().strategy() + ", plans " + described);
 		}
 		else {
 			parts.add(limits(policy));

@@ -393,7 +393,8 @@ class RateLimitPropertiesValidationTests {
 	@Test
 	void policyWithPlansButNoDefaultPlanShouldFailStartUp() {
 		assertInvalid("ratelimit.policies.orders.default-plan", "ratelimit.policies.orders.default-plan to the plan",
-				"ratelimit.policies.orders.plan=" + PLAN_EXPRESSION, "ratelimit.policies.orders.plans.free.limits=10/1m");
+				"ratelimit.policies.orders.plan=" + PLAN_EXPRESSION,
+				"ratelimit.policies.orders.plans.free.limits=10/1m");
 	}
 
 	@Test

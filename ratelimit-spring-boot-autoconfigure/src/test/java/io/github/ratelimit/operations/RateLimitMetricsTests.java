@@ -79,7 +79,8 @@ class RateLimitMetricsTests {
 				RateLimitEnforcer enforcer = context.getBean(RateLimitEnforcer.class);
 				RateLimitRegistry policies = context.getBean(RateLimitRegistry.class);
 				PolicyDefinition orders = policies.find("orders").orElseThrow();
-				for (String key : List.of("pro-1", "pro-2", "pro-1", "free-1", "free-1", "gold", "x-" + UUID.randomUUID())) {
+				for (String key : List.of("pro-1", "pro-2", "pro-1", "free-1", "free-1", "gold",
+						"x-" + UUID.randomUUID())) {
 					PolicyDefinition plan = orders.planFor(key, null);
 					enforcer.enforce(plan, key, plan.cost());
 				}

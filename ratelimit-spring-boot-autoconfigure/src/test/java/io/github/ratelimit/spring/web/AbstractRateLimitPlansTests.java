@@ -1,5 +1,6 @@
 package io.github.ratelimit.spring.web;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -13,7 +14,11 @@ import io.github.ratelimit.test.TestRedisProperties;
 import io.github.ratelimit.test.WireResponse;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestInstance.Lifecycle;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -28,27 +33,50 @@ import static org.assertj.core.api.Assertions.assertThat;
  * old plan's state nor the deny cache's memory of its refusals follows it); a resolver that fails or names a plan the
  * policy lacks gives the default plan, never a 500.
  */
+@TestInstance(Lifecycle.PER_CLASS)
 abstract class AbstractRateLimitPlansTests {
 
+	private final WebApplicationType type;
+
+	private final Class<?>[] sources;
+
+	private RunningServer server;
+
 	/**
-	 * Starts a server of {@link PlansTestApplication} on the test Redis, under a key prefix of its own.
+	 * Tests a server of {@link PlansTestApplication}.
+	 * @param type the web stack
+	 * @param more more configuration of the application
 	 */
-	static RunningServer start(WebApplicationType type, Class<?>... more) {
-		Class<?>[] sources = new Class<?>[more.length + 1];
-		sources[0] = PlansTestApplication.class;
-		System.arraycopy(more, 0, sources, 1, more.length);
-		String[] properties = new String[PlansTestApplication.POLICIES.length + 2];
-		System.arraycopy(PlansTestApplication.POLICIES, 0, properties, 0, PlansTestApplication.POLICIES.length);
-		properties[properties.length - 2] = "ratelimit.key-prefix=" + TestRedisProperties.uniquePrefix();
-		properties[properties.length - 1] = "ratelimit.deny-cache.enabled=true";
-		return RunningServer.start(type, sources, properties);
+	AbstractRateLimitPlansTests(WebApplicationType type, Class<?>... more) {
+		this.type = type;
+		this.sources = new Class<?>[more.length + 1];
+		this.sources[0] = PlansTestApplication.class;
+		System.arraycopy(more, 0, this.sources, 1, more.length);
+	}
+
+	/**
+	 * Starts the server on the test Redis, under a key prefix of its own, with the deny cache on.
+	 */
+	@BeforeAll
+	void startServer() {
+		List<String> properties = new ArrayList<>(List.of(PlansTestApplication.POLICIES));
+		properties.add("ratelimit.key-prefix=" + TestRedisProperties.uniquePrefix());
+		properties.add("ratelimit.deny-cache.enabled=true");
+		this.server = RunningServer.start(this.type, this.sources, properties.toArray(String[]::new));
+	}
+
+	@AfterAll
+	void stopServer() {
+		this.server.close();
 	}
 
 	/**
 	 * The server the tests send their requests to.
 	 * @return the server
 	 */
-	abstract RunningServer server();
+	RunningServer server() {
+		return this.server;
+	}
 
 	@ParameterizedTest
 	@ValueSource(strings = { "orders", "search" })

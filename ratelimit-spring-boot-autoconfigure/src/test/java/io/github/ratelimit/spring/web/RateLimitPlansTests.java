@@ -1,8 +1,5 @@
 package io.github.ratelimit.spring.web;
 
-import io.github.ratelimit.test.RunningServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.WebApplicationType;
@@ -14,26 +11,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RateLimitPlansTests extends AbstractRateLimitPlansTests {
 
-	private static RunningServer server;
-
-	@BeforeAll
-	static void startServer() {
-		server = start(WebApplicationType.SERVLET);
-	}
-
-	@AfterAll
-	static void stopServer() {
-		server.close();
-	}
-
-	@Override
-	RunningServer server() {
-		return server;
+	RateLimitPlansTests() {
+		super(WebApplicationType.SERVLET);
 	}
 
 	@Test
 	void serverShouldBeTomcat() {
-		assertThat(server.webServer()).isEqualTo("TomcatWebServer");
+		assertThat(server().webServer()).isEqualTo("TomcatWebServer");
 	}
 
 }

@@ -1,9 +1,6 @@
 package io.github.ratelimit.spring.web;
 
 import io.github.ratelimit.test.OwnReactorResources;
-import io.github.ratelimit.test.RunningServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.WebApplicationType;
@@ -16,26 +13,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RateLimitPlansWebFluxTests extends AbstractRateLimitPlansTests {
 
-	private static RunningServer server;
-
-	@BeforeAll
-	static void startServer() {
-		server = start(WebApplicationType.REACTIVE, OwnReactorResources.class);
-	}
-
-	@AfterAll
-	static void stopServer() {
-		server.close();
-	}
-
-	@Override
-	RunningServer server() {
-		return server;
+	RateLimitPlansWebFluxTests() {
+		super(WebApplicationType.REACTIVE, OwnReactorResources.class);
 	}
 
 	@Test
 	void serverShouldBeNetty() {
-		assertThat(server.webServer()).isEqualTo("NettyWebServer");
+		assertThat(server().webServer()).isEqualTo("NettyWebServer");
 	}
 
 }
