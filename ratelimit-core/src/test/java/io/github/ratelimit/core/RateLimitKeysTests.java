@@ -1,6 +1,7 @@
 package io.github.ratelimit.core;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
@@ -109,6 +110,83 @@ class RateLimitKeysTests {
 		Set<String> keys = new HashSet<>();
 		clients.forEach((client) -> keys.addAll(new RateLimitKeys("rl", this.policy).keys(client)));
 		assertThat(keys).hasSize(clients.size() * 2);
+	}
+
+	@Test
+	void planKeysNameThePlanBeforeTheFingerprint() {
+		Policy pro = this.policy.withPlan("pro", Algorithm.TOKEN_BUCKET, this.policy.limits());
+		assertThat(new RateLimitKeys("ratelimit", pro).keys("203.0.113.7")).containsExactly(
+				"ratelimit:orders:pro.d8dd466d:{203.0.113.7}:0", "ratelimit:orders:pro.d8dd466d:{203.0.113.7}:1");
+	}
+
+	/**
+	 * Each plan's state is its own, even where two plans have the same limits (a client upgraded to a plan of the same
+	 * limits starts fresh too), and apart from the state of the policy without plans.
+	 */
+	@Test
+	void plansOfOnePolicyNeverShareKeys() {
+		List<Policy> plans = List.of(this.policy, plan(this.policy, "free"), plan(this.policy, "pro"),
+				plan(this.policy, "pro-2"), plan(this.policy, "pro_2"), plan(this.policy, "override"),
+				this.policy.withPlan("pro", Algorithm.GCRA, this.policy.limits()),
+				this.policy.withPlan("pro", Algorithm.TOKEN_BUCKET, List.of(Limit.parse("10/1m"))));
+		assertNoKeyShared(plans, List.of("203.0.113.7", "pro.d8dd466d", "{a}", "x".repeat(65)));
+	}
+
+	/**
+	 * A policy may be named like another policy's plan and its keys: policy names take any character but braces, so
+	 * {@code orders:pro} and {@code orders:pro.d8dd466d} are policy names; none of their keys is a plan's key.
+	 */
+	@Test
+	void planAndAPolicyNamedLikeItNeverShareKeys() {
+		Policy pro = plan(this.policy, "pro");
+		List<Policy> policies = new ArrayList<>(List.of(this.policy, pro));
+		for (String name : List.of("orders:pro", "orders.pro", "orders-pro", "orders:pro." + this.policy.fingerprint(),
+				"orders:pro." + pro.fingerprint() + ":", "pro", "orders:" + this.policy.fingerprint())) {
+			Policy named = new Policy(name, this.policy.algorithm(), this.policy.limits());
+			policies.add(named);
+			policies.add(plan(named, "pro"));
+		}
+		assertNoKeyShared(policies, List.of("203.0.113.7", "pro.d8dd466d:{203.0.113.7}", "x".repeat(65)));
+	}
+
+	/**
+	 * Redis Cluster hashes only the first {@code {..}} of a key: every key of one decision under a plan has the same,
+	 * the client's part, so the decision's script runs on one node.
+	 */
+	@Test
+	void everyKeyOfAPlanDecisionSharesOneHashSlot() {
+		RateLimitKeys keys = new RateLimitKeys("rl", plan(this.policy, "pro"));
+		for (String client : List.of("203.0.113.7", "ünï{cödé}", "x".repeat(100), "a}b{c")) {
+			Set<String> tags = new HashSet<>();
+			keys.keys(client).forEach((key) -> tags.add(hashTag(key)));
+			assertThat(tags).as("hash tags of %s", client).containsExactly(RateLimitKeys.clientPart(client));
+		}
+	}
+
+	private static Policy plan(Policy policy, String plan) {
+		return policy.withPlan(plan, policy.algorithm(), policy.limits());
+	}
+
+	private static void assertNoKeyShared(List<Policy> policies, List<String> clients) {
+		Set<String> keys = new HashSet<>();
+		int count = 0;
+		for (Policy policy : policies) {
+			for (String client : clients) {
+				List<String> clientKeys = new RateLimitKeys("rl", policy).keys(client);
+				keys.addAll(clientKeys);
+				count += clientKeys.size();
+			}
+		}
+		assertThat(keys).as("keys of %s", policies).hasSize(count);
+	}
+
+	/** What Redis Cluster hashes: the text between the first '{' and the next '}', when not empty. */
+	private static String hashTag(String key) {
+		int open = key.indexOf('{');
+		int close = key.indexOf('}', open + 1);
+		assertThat(open).as("'{' in %s", key).isNotNegative();
+		assertThat(close).as("'}' in %s", key).isGreaterThan(open + 1);
+		return key.substring(open + 1, close);
 	}
 
 	@Test

@@ -23,13 +23,12 @@ import io.github.ratelimit.spring.KeyResolver;
 import io.github.ratelimit.spring.OverriddenPolicies;
 import io.github.ratelimit.spring.PlanResolver;
 import io.github.ratelimit.spring.PlanResolvers;
-import io.github.ratelimit.spring.PolicyPlans;
 import io.github.ratelimit.spring.PolicyDefinition;
+import io.github.ratelimit.spring.PolicyPlans;
 import io.github.ratelimit.spring.RequestKeyResolvers;
-
-import org.springframework.beans.factory.BeanFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.http.HttpMethod;
 import org.springframework.util.StringUtils;
 import org.springframework.web.util.pattern.PathPattern;
@@ -45,6 +44,10 @@ final class ConfiguredPolicies {
 	private static final Set<String> HTTP_METHODS = Set.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS",
 			"TRACE");
 
+	/** The limiter of the template every definition is built from, never asked. */
+	private static final RateLimiter NO_LIMITER = new InMemoryRateLimiterBackend()
+		.create(new Policy("template", Algorithm.TOKEN_BUCKET, List.of(Limit.parse("1/1s"))));
+
 	private final RateLimitProperties properties;
 
 	private final RateLimiterBackend backend;
@@ -52,10 +55,6 @@ final class ConfiguredPolicies {
 	private final BeanFactory beanFactory;
 
 	private final IpKeys ipKeys;
-
-	/** The limiter of the template every definition is built from, never asked. */
-	private static final RateLimiter NO_LIMITER = new InMemoryRateLimiterBackend()
-		.create(new Policy("template", Algorithm.TOKEN_BUCKET, List.of(Limit.parse("1/1s"))));
 
 	ConfiguredPolicies(RateLimitProperties properties, RateLimiterBackend backend, BeanFactory beanFactory,
 			IpKeys ipKeys) {
@@ -93,15 +92,17 @@ final class ConfiguredPolicies {
 				"use ip, global, principal, header:<Name>, param:<name>, expr:<SpEL> or bean:<KeyResolver bean>");
 		FailureMode failureMode = (settings.getFailureMode() != null) ? settings.getFailureMode()
 				: this.properties.getFailureMode();
-		Policy named = check("ratelimit.policies." + name, () -> new Policy(name, algorithm, List.of(Limit.parse("1/1s"))),
-				"use a policy name without '{' or '}'");
-		PolicyDefinition template = new PolicyDefinition(named, NO_LIMITER, settings.getKey(), keyResolver, patterns(prefix + "paths", settings.getPaths()),
+		Policy named = check("ratelimit.policies." + name,
+				() -> new Policy(name, algorithm, List.of(Limit.parse("1/1s"))), "use a policy name without '{' or '}'");
+		PolicyDefinition template = new PolicyDefinition(named, NO_LIMITER, settings.getKey(), keyResolver,
+				patterns(prefix + "paths", settings.getPaths()),
 				patterns(prefix + "exclude-paths", settings.getExcludePaths()),
 				methods(prefix + "methods", settings.getMethods()), settings.getCost(), failureMode,
 				settings.isShadow());
 		if (settings.getPlans().isEmpty()) {
 			checkNoPlanSettings(prefix, settings);
-			return variant(template, prefix, null, algorithm, settings.getLimits(), settings.getCost());
+			return variant(template, prefix, null, algorithm, settings.getLimits(), settings.getCost(),
+					prefix + "cost");
 		}
 		return withPlans(template, prefix, settings, algorithm);
 	}
@@ -114,18 +115,19 @@ final class ConfiguredPolicies {
 		if (!settings.getLimits().isEmpty()) {
 			throw new InvalidRateLimitConfigurationException(prefix + "limits",
 					"a policy with plans takes its limits from its plans, and has limits of its own too",
-					"move the limits into a plan (the default plan is the one of clients the plan strategy gives none), "
-							+ "or remove " + prefix + "plans",
+					"move the limits into a plan (the default plan is the one of clients the plan strategy gives "
+							+ "none), or remove " + prefix + "plans",
 					null);
 		}
-		if (!StringUtils.hasText(settings.getPlan())) {
+		String strategy = settings.getPlan();
+		if (strategy == null || !StringUtils.hasText(strategy)) {
 			throw new InvalidRateLimitConfigurationException(prefix + "plan",
 					"the policy has plans but no strategy that picks a client's plan",
 					"set " + prefix + "plan to bean:<PlanResolver bean> or expr:<SpEL>, such as "
 							+ "\"expr:#key.startsWith('pro-') ? 'pro' : 'free'\"",
 					null);
 		}
-		PlanResolver resolver = check(prefix + "plan", () -> PlanResolvers.of(settings.getPlan(), this.beanFactory),
+		PlanResolver resolver = check(prefix + "plan", () -> PlanResolvers.of(strategy, this.beanFactory),
 				"use bean:<PlanResolver bean> or expr:<SpEL over the request, with the client's key as #key>");
 		Map<String, PolicyDefinition> plans = new LinkedHashMap<>();
 		settings.getPlans().forEach((plan, planSettings) -> {
@@ -136,9 +138,11 @@ final class ConfiguredPolicies {
 								+ "other than '" + OverriddenPolicies.PLAN + "' (the plan of clients with an override)",
 						null);
 			}
-			long cost = (planSettings.getCost() != null) ? planSettings.getCost() : settings.getCost();
+			Long planCost = planSettings.getCost();
 			Algorithm planAlgorithm = (planSettings.getAlgorithm() != null) ? planSettings.getAlgorithm() : algorithm;
-			plans.put(plan, variant(template, planPrefix, plan, planAlgorithm, planSettings.getLimits(), cost));
+			plans.put(plan, variant(template, planPrefix, plan, planAlgorithm, planSettings.getLimits(),
+					(planCost != null) ? planCost : settings.getCost(),
+					(planCost != null) ? planPrefix + "cost" : prefix + "cost"));
 		});
 		String defaultPlan = settings.getDefaultPlan();
 		if (!StringUtils.hasText(defaultPlan) || !plans.containsKey(defaultPlan)) {
@@ -150,7 +154,7 @@ final class ConfiguredPolicies {
 		PolicyDefinition fallback = plans.get(defaultPlan);
 		return new PolicyDefinition(fallback.policy(), fallback.limiter(), template.keyStrategy(),
 				template.keyResolver(), template.paths(), template.excludePaths(), template.methods(), fallback.cost(),
-				template.failureMode(), template.shadow(), PolicyPlans.of(resolver, plans, defaultPlan));
+				template.failureMode(), template.shadow(), PolicyPlans.of(strategy, resolver, plans, defaultPlan));
 	}
 
 	private static void checkNoPlanSettings(String prefix, RateLimitProperties.Policy settings) {
@@ -170,20 +174,22 @@ final class ConfiguredPolicies {
 
 	/**
 	 * The definition of a policy without plans, or of one plan of a policy: its limits, algorithm and cost, checked.
-	 * @param prefix the properties of the limits and cost, such as {@code ratelimit.policies.orders.plans.pro.}
+	 * @param prefix the properties of the limits, such as {@code ratelimit.policies.orders.plans.pro.}
+	 * @param costProperty the property the cost was given by (the policy's, for a plan without a cost of its own)
 	 */
 	private PolicyDefinition variant(PolicyDefinition template, String prefix, @Nullable String plan,
-			Algorithm algorithm, List<LimitProperties> limitSettings, long cost) {
+			Algorithm algorithm, List<LimitProperties> limitSettings, long cost, String costProperty) {
 		List<Limit> limits = limits(prefix + "limits", limitSettings);
 		String name = template.name();
 		Policy policy = check(prefix.substring(0, prefix.length() - 1), () -> new Policy(name, algorithm, limits, plan),
-				"use a policy name without '{' or '}', and limits within the bounds of the policy's algorithm (see the message)");
+				"use a policy name without '{' or '}', and limits within the bounds of the policy's algorithm "
+						+ "(see the message)");
 		if (cost < 1) {
-			throw new InvalidRateLimitConfigurationException(prefix + "cost",
+			throw new InvalidRateLimitConfigurationException(costProperty,
 					"the cost must be at least 1, was " + cost, "set a cost of 1 or more permits", null);
 		}
 		if (cost > policy.smallestCapacity()) {
-			throw new InvalidRateLimitConfigurationException(prefix + "cost",
+			throw new InvalidRateLimitConfigurationException(costProperty,
 					"a cost of " + cost + " exceeds the capacity " + policy.smallestCapacity()
 							+ ", so every request would be refused",
 					"lower the cost or raise the capacity", null);

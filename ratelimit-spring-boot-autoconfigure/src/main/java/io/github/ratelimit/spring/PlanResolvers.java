@@ -6,7 +6,6 @@ import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanNotOfRequiredTypeException;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.expression.EvaluationContext;
-import org.springframework.expression.EvaluationException;
 import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.support.SimpleEvaluationContext;
 
@@ -67,7 +66,8 @@ public final class PlanResolvers {
 				Object value = expression.getValue(context);
 				return (value != null) ? value.toString() : null;
 			}
-			catch (EvaluationException ex) {
+			catch (RuntimeException ex) {
+				// SpEL rethrows what a method it calls throws as it is, not as an EvaluationException
 				failures.log(strategy, "Plan strategy '" + strategy + "' failed on a request, which gets the default "
 						+ "plan: " + ex.getMessage());
 				return null;

@@ -1,6 +1,8 @@
 package io.github.ratelimit.spring;
 
 import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -15,9 +17,11 @@ import org.jspecify.annotations.Nullable;
  */
 public final class PolicyPlans {
 
-	private static final PolicyPlans NONE = new PolicyPlans(null, Map.of(), null);
+	private static final PolicyPlans NONE = new PolicyPlans("", null, Map.of(), null);
 
 	private static final FirstWarning warnings = new FirstWarning(LogFactory.getLog(PolicyPlans.class));
+
+	private final String strategy;
 
 	private final @Nullable PlanResolver resolver;
 
@@ -25,8 +29,9 @@ public final class PolicyPlans {
 
 	private final @Nullable PolicyDefinition defaultPlan;
 
-	private PolicyPlans(@Nullable PlanResolver resolver, Map<String, PolicyDefinition> plans,
+	private PolicyPlans(String strategy, @Nullable PlanResolver resolver, Map<String, PolicyDefinition> plans,
 			@Nullable PolicyDefinition defaultPlan) {
+		this.strategy = strategy;
 		this.resolver = resolver;
 		this.plans = plans;
 		this.defaultPlan = defaultPlan;
@@ -42,19 +47,22 @@ public final class PolicyPlans {
 
 	/**
 	 * The plans of a policy.
-	 * @param resolver picks a client's plan
-	 * @param plans every plan by name, each a definition whose {@link PolicyDefinition#plan()} is its name
+	 * @param strategy the plan strategy as configured, such as {@code bean:orderPlans}
+	 * @param resolver picks a client's plan: the strategy's resolver
+	 * @param plans every plan by name, each a definition whose {@link PolicyDefinition#plan()} is its name, in the
+	 * order they are listed in
 	 * @param defaultPlan the name of the plan of clients the resolver gives none
 	 * @return the plans
 	 * @throws IllegalArgumentException when the default plan is not one of them
 	 */
-	public static PolicyPlans of(PlanResolver resolver, Map<String, PolicyDefinition> plans, String defaultPlan) {
+	public static PolicyPlans of(String strategy, PlanResolver resolver, Map<String, PolicyDefinition> plans,
+			String defaultPlan) {
 		PolicyDefinition fallback = plans.get(defaultPlan);
 		if (fallback == null) {
 			throw new IllegalArgumentException("the default plan '" + defaultPlan + "' is not one of the plans "
 					+ plans.keySet());
 		}
-		return new PolicyPlans(resolver, Map.copyOf(plans), fallback);
+		return new PolicyPlans(strategy, resolver, Collections.unmodifiableMap(new LinkedHashMap<>(plans)), fallback);
 	}
 
 	/**
@@ -66,8 +74,16 @@ public final class PolicyPlans {
 	}
 
 	/**
+	 * The plan strategy as configured.
+	 * @return the strategy, such as {@code bean:orderPlans}; empty without plans
+	 */
+	public String strategy() {
+		return this.strategy;
+	}
+
+	/**
 	 * Every plan.
-	 * @return the plans' definitions
+	 * @return the plans' definitions, in the order they were listed in
 	 */
 	public Collection<PolicyDefinition> all() {
 		return this.plans.values();

@@ -56,10 +56,7 @@ public final class RateLimitProblems {
 		problem.setType(QUOTA_EXCEEDED_TYPE);
 		problem.setTitle("Too Many Requests");
 		problem.setInstance(instance);
-		problem.setProperty(POLICY, policy.name());
-		if (policy.plan() != null) {
-			problem.setProperty(PLAN, policy.plan());
-		}
+		setPolicy(problem, policy);
 		problem.setProperty(VIOLATED_POLICIES, PolicyItems.of(policy.policy()).namesOf(decision.violated()));
 		return problem;
 	}
@@ -76,9 +73,16 @@ public final class RateLimitProblems {
 		problem.setType(TEMPORARY_REDUCED_CAPACITY_TYPE);
 		problem.setTitle("Service Unavailable");
 		problem.setInstance(instance);
-		problem.setProperty(POLICY, policy.name());
+		setPolicy(problem, policy);
 		problem.setProperty(VIOLATED_POLICIES, PolicyItems.of(policy.policy()).names());
 		return problem;
+	}
+
+	private static void setPolicy(ProblemDetail problem, PolicyDefinition policy) {
+		problem.setProperty(POLICY, policy.name());
+		if (policy.plan() != null) {
+			problem.setProperty(PLAN, policy.plan());
+		}
 	}
 
 	/**

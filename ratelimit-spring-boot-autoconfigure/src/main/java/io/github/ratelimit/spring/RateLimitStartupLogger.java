@@ -14,7 +14,8 @@ import org.springframework.web.util.pattern.PathPattern;
 
 /**
  * Logs, once the application's beans are ready, one INFO line saying what is limited: the backend, the failure
- * mode and every configured policy (limits, algorithm, key strategy and where it is applied).
+ * mode and every configured policy (limits, algorithm, key strategy and where it is applied; for a policy with plans,
+ * its plan strategy and each plan's limits).
  */
 public class RateLimitStartupLogger implements SmartInitializingSingleton {
 
@@ -61,11 +62,21 @@ public class RateLimitStartupLogger implements SmartInitializingSingleton {
 	 */
 	public String describe(PolicyDefinition policy) {
 		List<String> parts = new ArrayList<>();
-		policy.policy().limits().stream().map(Limit::toString).forEach(parts::add);
-		parts.add(policy.policy().algorithm().id());
+		boolean plans = !policy.plans().isEmpty();
+		if (plans) {
+			String described = policy.plans()
+				.all()
+				.stream()
+				.map((plan) -> describe(plan, policy.plans()))
+				.collect(Collectors.joining(", "));
+			parts.add("plan " + policy.plans().strategy() + ", plans " + described);
+		}
+		else {
+			parts.add(limits(policy));
+		}
 		parts.add("key " + policy.keyStrategy());
 		parts.add(where(policy));
-		if (policy.cost() != 1) {
+		if (!plans && policy.cost() != 1) {
 			parts.add("cost " + policy.cost());
 		}
 		if (policy.failureMode() != this.failureMode) {
@@ -75,6 +86,20 @@ public class RateLimitStartupLogger implements SmartInitializingSingleton {
 			parts.add("shadow");
 		}
 		return policy.name() + " (" + String.join(", ", parts) + ")";
+	}
+
+	private static String describe(PolicyDefinition plan, PolicyPlans plans) {
+		String cost = (plan.cost() != 1) ? ", cost " + plan.cost() : "";
+		String isDefault = plan.equals(plans.defaultPlan()) ? ", default" : "";
+		return plan.plan() + " (" + limits(plan) + cost + isDefault + ")";
+	}
+
+	/**
+	 * The limits and algorithm of a policy without plans, or of a plan.
+	 */
+	private static String limits(PolicyDefinition policy) {
+		return policy.policy().limits().stream().map(Limit::toString).collect(Collectors.joining(", ")) + ", "
+				+ policy.policy().algorithm().id();
 	}
 
 	private static String where(PolicyDefinition policy) {

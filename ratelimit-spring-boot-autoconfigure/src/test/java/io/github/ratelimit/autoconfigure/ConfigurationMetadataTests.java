@@ -41,6 +41,9 @@ class ConfigurationMetadataTests {
 	/** How the metadata names a property of every policy: the map key, the policy's name, is a wildcard. */
 	private static final String POLICY = "ratelimit.policies.*.";
 
+	/** How the metadata names a property of every plan of every policy. */
+	private static final String PLAN = POLICY + "plans.*.";
+
 	@ParameterizedTest
 	@ValueSource(strings = { "ratelimit.enabled", "ratelimit.backend", "ratelimit.key-prefix", "ratelimit.algorithm",
 			"ratelimit.headers", "ratelimit.timeout", "ratelimit.failure-mode", "ratelimit.fallback.instances",
@@ -52,7 +55,8 @@ class ConfigurationMetadataTests {
 			"ratelimit.ip.ipv6-prefix-length",
 			"ratelimit.policies", POLICY + "limits", POLICY + "algorithm", POLICY + "key", POLICY + "paths",
 			POLICY + "exclude-paths", POLICY + "methods", POLICY + "cost", POLICY + "failure-mode",
-			POLICY + "shadow" })
+			POLICY + "shadow", POLICY + "plan", POLICY + "default-plan", POLICY + "plans", PLAN + "limits",
+			PLAN + "algorithm", PLAN + "cost" })
 	void propertyShouldBeDocumented(String name) throws IOException {
 		JsonNode property = metadata("properties").get(name);
 		assertThat(property).as("metadata of %s", name).isNotNull();
@@ -62,12 +66,28 @@ class ConfigurationMetadataTests {
 
 	@Test
 	void everyPropertyOfAPolicyShouldBeDocumentedWithItsType() throws IOException {
+		assertEveryPropertyDocumented(RateLimitProperties.Policy.class, POLICY);
+	}
+
+	@Test
+	void everyPropertyOfAPlanShouldBeDocumentedWithItsType() throws IOException {
+		assertEveryPropertyDocumented(RateLimitProperties.Plan.class, PLAN);
+	}
+
+	/**
+	 * The properties the metadata documents directly under a prefix are exactly those a type binds, each with the
+	 * type it binds.
+	 */
+	private void assertEveryPropertyDocumented(Class<?> type, String prefix) throws IOException {
 		Map<String, JsonNode> properties = metadata("properties");
-		List<String> documented = properties.keySet().stream().filter((name) -> name.startsWith(POLICY)).toList();
+		List<String> documented = properties.keySet()
+			.stream()
+			.filter((name) -> name.startsWith(prefix) && !name.substring(prefix.length()).contains("."))
+			.toList();
 		List<String> bound = new ArrayList<>();
-		for (PropertyDescriptor descriptor : BeanUtils.getPropertyDescriptors(RateLimitProperties.Policy.class)) {
+		for (PropertyDescriptor descriptor : BeanUtils.getPropertyDescriptors(type)) {
 			if (descriptor.getWriteMethod() != null) {
-				String name = POLICY + kebabCase(descriptor.getName());
+				String name = prefix + kebabCase(descriptor.getName());
 				bound.add(name);
 				assertThat(properties.get(name)).as("metadata of %s", name).isNotNull();
 				assertThat(properties.get(name).path("type").asString()).as("type of %s", name)
@@ -109,10 +129,16 @@ class ConfigurationMetadataTests {
 	}
 
 	@Test
+	void planShouldHintEveryStrategy() throws IOException {
+		assertThat(hintedValues(POLICY + "plan")).containsExactly("bean:", "expr:");
+	}
+
+	@Test
 	void algorithmsShouldHintEveryAlgorithm() throws IOException {
 		String[] algorithms = Arrays.stream(Algorithm.values()).map(Algorithm::id).toArray(String[]::new);
 		assertThat(hintedValues("ratelimit.algorithm")).containsExactly(algorithms);
 		assertThat(hintedValues(POLICY + "algorithm")).containsExactly(algorithms);
+		assertThat(hintedValues(PLAN + "algorithm")).containsExactly(algorithms);
 	}
 
 	@Test

@@ -1,7 +1,14 @@
 package io.github.ratelimit.autoconfigure;
 
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
 import io.github.ratelimit.spring.IpKeys;
 import io.github.ratelimit.spring.KeyResolver;
+import io.github.ratelimit.spring.PlanResolver;
+import io.github.ratelimit.spring.PolicyDefinition;
+import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.test.TestRedisProperties;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -15,12 +22,15 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 /**
  * Tests that invalid {@code ratelimit.*} configuration stops start-up with an exception, and a failure analysis,
  * naming the property and the fix.
  */
 class RateLimitPropertiesValidationTests {
+
+	private static final String PLAN_EXPRESSION = "expr:#key.startsWith('pro-') ? 'pro' : 'free'";
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(RateLimitRedisAutoConfiguration.class, RateLimitAutoConfiguration.class))
@@ -322,6 +332,172 @@ class RateLimitPropertiesValidationTests {
 	@Test
 	void policyNameWithBracesShouldFailStartUp() {
 		assertInvalid("ratelimit.policies.a{b}", "'{' or '}'", "ratelimit.policies[a{b}].limits=5/1s");
+	}
+
+	@Test
+	void policyWithPlansAndLimitsOfItsOwnShouldFailStartUp() {
+		assertInvalid("ratelimit.policies.orders.limits", "move the limits into a plan",
+				plans("ratelimit.policies.orders.limits=5/1s"));
+	}
+
+	@Test
+	void policyWithPlansButNoPlanStrategyShouldFailStartUp() {
+		assertInvalid("ratelimit.policies.orders.plan", "bean:<PlanResolver bean> or expr:<SpEL>",
+				"ratelimit.policies.orders.default-plan=free", "ratelimit.policies.orders.plans.free.limits=10/1m");
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "principal-authority:PLAN_", "bean:", "expr:", "tier" })
+	void unknownPlanStrategyShouldFailStartUp(String strategy) {
+		assertInvalid("ratelimit.policies.orders.plan", "bean:<PlanResolver bean> or expr:<SpEL",
+				plans("ratelimit.policies.orders.plan=" + strategy));
+	}
+
+	@Test
+	void planStrategyBeanWhenBeanIsMissingShouldFailStartUp() {
+		this.contextRunner.withPropertyValues(plans("ratelimit.policies.orders.plan=bean:orderPlans"))
+			.run((context) -> {
+				InvalidRateLimitConfigurationException invalid = InvalidConfiguration.of(context);
+				assertAnalysis(invalid, context.getStartupFailure(), "ratelimit.policies.orders.plan",
+						"bean:<PlanResolver bean>");
+				assertThat(invalid).hasMessageContaining("names no PlanResolver bean 'orderPlans'");
+			});
+	}
+
+	@Test
+	void planStrategyBeanWhenBeanIsNotAPlanResolverShouldFailStartUp() {
+		this.contextRunner.withBean("orderPlans", KeyResolver.class, () -> (request) -> "free")
+			.withPropertyValues(plans("ratelimit.policies.orders.plan=bean:orderPlans"))
+			.run((context) -> assertAnalysis(InvalidConfiguration.of(context), context.getStartupFailure(),
+					"ratelimit.policies.orders.plan", "bean:<PlanResolver bean>"));
+	}
+
+	@Test
+	void planStrategyBeanWhenBeanExistsShouldBeUsed() {
+		PlanResolver resolver = (key, request) -> "pro";
+		this.contextRunner.withBean("orderPlans", PlanResolver.class, () -> resolver)
+			.withPropertyValues(plans("ratelimit.policies.orders.plan=bean:orderPlans"))
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				PolicyDefinition orders = context.getBean(RateLimitRegistry.class).find("orders").orElseThrow();
+				assertThat(orders.planFor("anyone", null).plan()).isEqualTo("pro");
+			});
+	}
+
+	@Test
+	void planExpressionThatIsNotSpelShouldFailStartUp() {
+		assertInvalid("ratelimit.policies.orders.plan", "expr:<SpEL",
+				plans("ratelimit.policies.orders.plan=expr:#key.startsWith('pro-' ? 'pro'"));
+	}
+
+	@Test
+	void policyWithPlansButNoDefaultPlanShouldFailStartUp() {
+		assertInvalid("ratelimit.policies.orders.default-plan", "ratelimit.policies.orders.default-plan to the plan",
+				"ratelimit.policies.orders.plan=" + PLAN_EXPRESSION,
+				"ratelimit.policies.orders.plans.free.limits=10/1m");
+	}
+
+	@Test
+	void defaultPlanThatIsNotAPlanShouldFailStartUp() {
+		this.contextRunner.withPropertyValues(plans("ratelimit.policies.orders.default-plan=gold"))
+			.run((context) -> {
+				InvalidRateLimitConfigurationException invalid = InvalidConfiguration.of(context);
+				assertAnalysis(invalid, context.getStartupFailure(), "ratelimit.policies.orders.default-plan",
+						"the plan of clients the plan strategy names none for");
+				assertThat(invalid).hasMessageContaining("'gold' is not one of the plans [free, pro]");
+			});
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "pro plus", "pro.plus", "pro{plus}", "Pro!" })
+	void planNameOtherThanLettersDigitsDashesAndUnderscoresShouldFailStartUp(String name) {
+		assertInvalid("ratelimit.policies.orders.plans." + name, "letters, digits, '-' and '_' only",
+				plans("ratelimit.policies.orders.plans[" + name + "].limits=1000/1m"));
+	}
+
+	@Test
+	void planNamedOverrideShouldFailStartUp() {
+		assertInvalid("ratelimit.policies.orders.plans.override", "other than 'override'",
+				plans("ratelimit.policies.orders.plans.override.limits=1000/1m"));
+	}
+
+	@Test
+	void planWithoutLimitsShouldFailStartUp() {
+		assertInvalid("ratelimit.policies.orders.plans.gold.limits", "at least one limit",
+				plans("ratelimit.policies.orders.plans.gold.cost=1"));
+	}
+
+	@Test
+	void planWithAnInvalidLimitShouldFailStartUpNamingThePlansLimit() {
+		assertInvalid("ratelimit.policies.orders.plans.pro.limits[1]", "\"100/1m\"",
+				plans("ratelimit.policies.orders.plans.pro.limits=100/1m,lots"));
+	}
+
+	@Test
+	void planWithALimitBeyondItsAlgorithmsBoundsShouldFailStartUpNamingThePlan() {
+		assertInvalid("ratelimit.policies.orders.plans.pro", "within the bounds of the policy's algorithm",
+				plans("ratelimit.policies.orders.plans.pro.algorithm=sliding-log",
+						"ratelimit.policies.orders.plans.pro.limits=501/1m"));
+	}
+
+	@Test
+	void planCostAboveItsCapacityShouldFailStartUpNamingThePlansCost() {
+		assertInvalid("ratelimit.policies.orders.plans.free.cost", "lower the cost or raise the capacity",
+				plans("ratelimit.policies.orders.plans.free.cost=11"));
+	}
+
+	@Test
+	void planCostBelowOneShouldFailStartUp() {
+		assertInvalid("ratelimit.policies.orders.plans.pro.cost", "a cost of 1 or more",
+				plans("ratelimit.policies.orders.plans.pro.cost=0"));
+	}
+
+	@Test
+	void policyCostAboveAPlansCapacityShouldFailStartUpNamingThePolicysCost() {
+		assertInvalid("ratelimit.policies.orders.cost", "lower the cost or raise the capacity",
+				plans("ratelimit.policies.orders.cost=20"));
+	}
+
+	@Test
+	void planCostUpToItsOwnCapacityShouldBeAccepted() {
+		this.contextRunner
+			.withPropertyValues(plans("ratelimit.policies.orders.plans.free.cost=10",
+					"ratelimit.policies.orders.plans.pro.cost=50"))
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				PolicyDefinition orders = context.getBean(RateLimitRegistry.class).find("orders").orElseThrow();
+				assertThat(orders.plans().all()).extracting(PolicyDefinition::plan, PolicyDefinition::cost)
+					.containsExactly(tuple("free", 10L), tuple("pro", 50L));
+			});
+	}
+
+	@Test
+	void planStrategyWithoutPlansShouldFailStartUp() {
+		assertInvalid("ratelimit.policies.orders.plan", "declare ratelimit.policies.orders.plans",
+				"ratelimit.policies.orders.limits=5/1s", "ratelimit.policies.orders.plan=" + PLAN_EXPRESSION);
+	}
+
+	@Test
+	void defaultPlanWithoutPlansShouldFailStartUp() {
+		assertInvalid("ratelimit.policies.orders.default-plan", "declare ratelimit.policies.orders.plans",
+				"ratelimit.policies.orders.limits=5/1s", "ratelimit.policies.orders.default-plan=free");
+	}
+
+	/**
+	 * A valid policy {@code orders} with plans {@code free} (10/1m, the default) and {@code pro} (100/1m), picked by
+	 * an expression, and more properties that replace or add to these.
+	 */
+	private static String[] plans(String... more) {
+		Map<String, String> properties = new LinkedHashMap<>();
+		for (String property : List.of("ratelimit.policies.orders.plan=" + PLAN_EXPRESSION,
+				"ratelimit.policies.orders.default-plan=free", "ratelimit.policies.orders.plans.free.limits=10/1m",
+				"ratelimit.policies.orders.plans.pro.limits=100/1m")) {
+			properties.put(property.substring(0, property.indexOf('=')), property);
+		}
+		for (String property : more) {
+			properties.put(property.substring(0, property.indexOf('=')), property);
+		}
+		return properties.values().toArray(String[]::new);
 	}
 
 	private void assertInvalid(String property, String fix, String... properties) {

@@ -45,6 +45,25 @@ class RateLimitStartupLoggerTests {
 	}
 
 	@Test
+	void startUpShouldLogThePlansOfAPolicyWithPlans(CapturedOutput output) {
+		this.contextRunner
+			.withPropertyValues("ratelimit.policies.orders.paths=/api/orders/**",
+					"ratelimit.policies.orders.key=header:X-Api-Key",
+					"ratelimit.policies.orders.plan=expr:#key.startsWith('pro-') ? 'pro' : 'free'",
+					"ratelimit.policies.orders.default-plan=free", "ratelimit.policies.orders.plans.free.limits=10/1m",
+					"ratelimit.policies.orders.plans.pro.limits=100/1m,5000/1d",
+					"ratelimit.policies.orders.plans.pro.algorithm=gcra", "ratelimit.policies.orders.plans.pro.cost=2",
+					"ratelimit.policies.orders.plans.trial.limits=5/1m")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(output).contains("Rate limiting on backend in-memory, failure mode open, policies: "
+						+ "orders (plan expr:#key.startsWith('pro-') ? 'pro' : 'free', plans "
+						+ "free (10/1m, token-bucket, default), pro (100/1m, 5000/1d, gcra, cost 2), "
+						+ "trial (5/1m, token-bucket), key header:X-Api-Key, filter /api/orders/**)");
+			});
+	}
+
+	@Test
 	void startUpWithoutPoliciesShouldSaySo(CapturedOutput output) {
 		this.contextRunner.run((context) -> assertThat(output)
 			.contains("Rate limiting on backend in-memory, failure mode open, policies: none configured"));

@@ -163,10 +163,11 @@ class OperationsEndpointTests {
 		HttpProbe http = new HttpProbe(this.port);
 		http.get("/annotated");
 		JsonNode metric = body(http.get("/actuator/metrics/ratelimit.requests"));
-		assertThat(metric.get("availableTags").toString()).contains("outcome", "policy", "allowed");
+		assertThat(metric.get("availableTags").toString()).contains("outcome", "policy", "allowed", "plan", "none");
 		assertThat(http.get("/actuator/metrics/ratelimit.latency").statusCode()).isEqualTo(200);
 		String prometheus = http.get("/actuator/prometheus").body();
-		assertThat(prometheus).contains("ratelimit_requests_total{outcome=\"allowed\",policy=\"annotated\"}")
+		assertThat(prometheus)
+			.contains("ratelimit_requests_total{outcome=\"allowed\",plan=\"none\",policy=\"annotated\"}")
 			.contains("ratelimit_latency_seconds_bucket");
 	}
 

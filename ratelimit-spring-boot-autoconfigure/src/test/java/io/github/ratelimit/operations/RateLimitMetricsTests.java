@@ -1,5 +1,8 @@
 package io.github.ratelimit.operations;
 
+import java.util.List;
+import java.util.UUID;
+
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitMetricsAutoConfiguration;
@@ -56,9 +59,47 @@ class RateLimitMetricsTests {
 			assertThat(registry.get(RateLimitMetrics.LATENCY).tags("policy", "api").timer().count()).isEqualTo(6);
 			assertThat(registry.getMeters()).allSatisfy((meter) -> assertThat(meter.getId().getTags())
 				.extracting(io.micrometer.core.instrument.Tag::getKey)
-				.isSubsetOf("policy", "outcome"));
+				.isSubsetOf("policy", "plan", "outcome"));
 			assertThat(Metrics.globalRegistry.find(RateLimitMetrics.REQUESTS).meters()).isEmpty();
 		});
+	}
+
+	/**
+	 * A policy with plans counts by plan, a bounded set (its plans' names, whatever the resolver answers); a policy
+	 * without plans is tagged {@code none}.
+	 */
+	@Test
+	void countsOfAPolicyWithPlansAreTaggedWithThePlan() {
+		this.runner.withBean(SimpleMeterRegistry.class)
+			.withPropertyValues("ratelimit.policies.orders.plan=expr:#key.startsWith('pro-') ? 'pro' : #key",
+					"ratelimit.policies.orders.default-plan=free", "ratelimit.policies.orders.plans.free.limits=1/1h",
+					"ratelimit.policies.orders.plans.pro.limits=100/1h")
+			.run((context) -> {
+				SimpleMeterRegistry registry = context.getBean(SimpleMeterRegistry.class);
+				RateLimitEnforcer enforcer = context.getBean(RateLimitEnforcer.class);
+				RateLimitRegistry policies = context.getBean(RateLimitRegistry.class);
+				PolicyDefinition orders = policies.find("orders").orElseThrow();
+				for (String key : List.of("pro-1", "pro-2", "pro-1", "free-1", "free-1", "gold",
+						"x-" + UUID.randomUUID())) {
+					PolicyDefinition plan = orders.planFor(key, null);
+					enforcer.enforce(plan, key, plan.cost());
+				}
+				enforcer.enforce(policies.find("api").orElseThrow(), "client", 1);
+				assertThat(count(registry, "orders", "pro", "allowed")).isEqualTo(3);
+				assertThat(count(registry, "orders", "free", "allowed")).isEqualTo(3);
+				assertThat(count(registry, "orders", "free", "denied")).isEqualTo(1);
+				assertThat(count(registry, "api", RateLimitMetrics.NO_PLAN, "allowed")).isEqualTo(1);
+				assertThat(registry.find(RateLimitMetrics.REQUESTS).meters())
+					.extracting((meter) -> meter.getId().getTag("plan"))
+					.containsOnly("free", "pro", RateLimitMetrics.NO_PLAN);
+			});
+	}
+
+	private static double count(SimpleMeterRegistry registry, String policy, String plan, String outcome) {
+		return registry.get(RateLimitMetrics.REQUESTS)
+			.tags("policy", policy, "plan", plan, "outcome", outcome)
+			.counter()
+			.count();
 	}
 
 	@Test

@@ -17,6 +17,7 @@ import org.springframework.http.ProblemDetail;
 import org.springframework.web.ErrorResponseException;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
 
 /**
  * Tests for {@link RateLimitProblems}: the problem bodies and {@code Retry-After} of refusals, through the
@@ -68,6 +69,32 @@ class RateLimitProblemsTests {
 		assertThat(refusal.getBody().getType()).hasToString(RateLimitProblems.TEMPORARY_REDUCED_CAPACITY);
 		assertThat(refusal.getBody().getProperties()).containsEntry("policy", "orders")
 			.containsEntry("violated-policies", List.of("orders-1m", "orders-1d"));
+	}
+
+	@Test
+	void refusalsOfAPlanShouldNameThePlanAndItsItems() {
+		PolicyDefinition pro = definition(ORDERS.policy().withPlan("pro", Algorithm.TOKEN_BUCKET,
+				List.of(PER_MINUTE, PER_DAY)));
+		Decision refused = new Decision(false, PER_MINUTE, 0, Duration.ofSeconds(6), Duration.ofMinutes(1),
+				Duration.ofSeconds(6), true, List.of(PER_MINUTE));
+		assertThat(new RateLimitOutcome(pro, refused, RateLimitOutcome.Kind.DENIED, 1).refusal(INSTANCE)
+			.getBody()
+			.getProperties()).containsExactly(entry("policy", "orders"), entry("plan", "pro"),
+					entry("violated-policies", List.of("orders-pro-1m")));
+		assertThat(new RateLimitOutcome(pro, refused, RateLimitOutcome.Kind.FAILED_CLOSED, 1).refusal(INSTANCE)
+			.getBody()
+			.getProperties()).containsExactly(entry("policy", "orders"), entry("plan", "pro"),
+					entry("violated-policies", List.of("orders-pro-1m", "orders-pro-1d")));
+	}
+
+	@Test
+	void refusalsOfAPolicyWithoutPlansShouldNameNoPlan() {
+		Decision refused = new Decision(false, PER_MINUTE, 0, Duration.ofSeconds(6), Duration.ofMinutes(1),
+				Duration.ofSeconds(6), true, List.of(PER_MINUTE));
+		for (RateLimitOutcome.Kind kind : List.of(RateLimitOutcome.Kind.DENIED, RateLimitOutcome.Kind.FAILED_CLOSED)) {
+			assertThat(outcome(refused, kind, 1).refusal(INSTANCE).getBody().getProperties())
+				.doesNotContainKey("plan");
+		}
 	}
 
 	@Test

@@ -14,8 +14,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The response contract of the two web stacks: the same requests, sent to a Spring MVC application (Tomcat) and a
  * WebFlux application (Netty) configured alike, get the same status, headers and body, read on the wire, with each
- * header style, admitted or refused by the filter, for one- and multi-limit policies, for shadow policies, and with
- * a backend that cannot be reached (fail closed, local fallback, fail open). The servlet stack is the reference.
+ * header style, admitted or refused by the filter, for one- and multi-limit policies, for shadow policies, for a
+ * policy with plans, and with a backend that cannot be reached (fail closed, local fallback, fail open). The servlet
+ * stack is the reference.
  */
 class MvcWebFluxResponseContractTests {
 
@@ -38,6 +39,23 @@ class MvcWebFluxResponseContractTests {
 			assertStatuses(stacks, "/filtered/two/policies", 200, 200, 200, 429);
 			assertStatuses(stacks, "/filtered/shadow", 200, 200);
 			assertStatuses(stacks, "/unlimited", 200);
+		}
+	}
+
+	@Test
+	void filterShouldAnswerAlikeOnBothStacksForAPolicyWithPlans() {
+		try (TwoStacks stacks = TwoStacks.start(OkController.class, OkController.class, "ratelimit.headers=both",
+				"ratelimit.policies.plans.paths=/filtered/plans", "ratelimit.policies.plans.key=param:api-key",
+				"ratelimit.policies.plans.plan=expr:#key.startsWith('pro-') ? 'pro' : 'free'",
+				"ratelimit.policies.plans.default-plan=free", "ratelimit.policies.plans.plans.free.limits=1/1h",
+				"ratelimit.policies.plans.plans.pro.limits=2/1m,100/1d",
+				"ratelimit.policies.plans.plans.pro.algorithm=gcra")) {
+			assertThat(stacks.get("/filtered/plans?api-key=pro-1").value("RateLimit-Policy"))
+				.isEqualTo("\"plans-pro-1m\";q=2;w=60, \"plans-pro-1d\";q=100;w=86400");
+			assertStatuses(stacks, "/filtered/plans?api-key=pro-1", 200, 429);
+			assertThat(stacks.get("/filtered/plans?api-key=free-1").value("RateLimit-Policy"))
+				.isEqualTo("\"plans-free\";q=1;w=3600");
+			assertStatuses(stacks, "/filtered/plans?api-key=free-1", 429);
 		}
 	}
 

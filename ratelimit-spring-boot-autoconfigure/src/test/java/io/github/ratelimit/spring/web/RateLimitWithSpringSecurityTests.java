@@ -6,9 +6,13 @@ import java.util.Base64;
 import java.util.stream.Stream;
 
 import io.github.ratelimit.spring.KeyResolver;
+import io.github.ratelimit.spring.PlanResolver;
+import io.github.ratelimit.spring.RateLimitRequest;
 import io.github.ratelimit.test.Clients;
+import io.github.ratelimit.test.ProblemBodies;
 import io.github.ratelimit.test.TestRedisProperties;
 import jakarta.servlet.Filter;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -23,6 +27,7 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.config.annotation.web.configuration.EnableWebSecurity;
+import org.springframework.security.core.Authentication;
 import org.springframework.security.core.userdetails.User;
 import org.springframework.security.core.userdetails.UserDetailsService;
 import org.springframework.security.provisioning.InMemoryUserDetailsManager;
@@ -41,13 +46,17 @@ import static org.springframework.security.config.Customizer.withDefaults;
  * by the request ({@code guard}, by IP) is enforced before it, so what Spring Security answers itself (failed HTTP
  * Basic and form logins, CSRF refusals) is limited too; a policy keyed by the user ({@code account}, by principal;
  * {@code tenant}, by a resolver that requires authentication) after it, so it counts the user Spring Security
- * authenticated.
+ * authenticated; so is a policy keyed by IP whose plan resolver requires authentication ({@code member}: its plan is
+ * the user's authority).
  */
 @SpringBootTest(classes = { FilterTestApplication.class, RateLimitWithSpringSecurityTests.SecurityConfiguration.class },
 		properties = { "ratelimit.policies.guard.paths=/**", "ratelimit.policies.guard.limits=3/1h",
 				"ratelimit.policies.account.paths=/account/**", "ratelimit.policies.account.limits=2/1h",
 				"ratelimit.policies.account.key=principal", "ratelimit.policies.tenant.paths=/tenant/**",
-				"ratelimit.policies.tenant.limits=1/1h", "ratelimit.policies.tenant.key=bean:userKeyResolver" })
+				"ratelimit.policies.tenant.limits=1/1h", "ratelimit.policies.tenant.key=bean:userKeyResolver",
+				"ratelimit.policies.member.paths=/member/**", "ratelimit.policies.member.plan=bean:authorityPlans",
+				"ratelimit.policies.member.default-plan=free", "ratelimit.policies.member.plans.free.limits=1/1h",
+				"ratelimit.policies.member.plans.pro.limits=2/1h" })
 @AutoConfigureMockMvc
 class RateLimitWithSpringSecurityTests {
 
@@ -128,6 +137,19 @@ class RateLimitWithSpringSecurityTests {
 		assertThat(tenant("grace", address)).hasStatusOk();
 	}
 
+	@Test
+	void planResolverThatRequiresAuthenticationShouldSeeTheUser() {
+		String address = Clients.newAddress();
+		assertThat(member("heidi", address)).hasStatusOk().hasHeader("RateLimit-Policy", "\"member-pro\";q=2;w=3600");
+		assertThat(member("heidi", address)).hasStatusOk().hasHeader("RateLimit-Policy", "\"member-pro\";q=2;w=3600");
+		MvcTestResult refused = member("heidi", address);
+		assertThat(refused).hasStatus(HttpStatus.TOO_MANY_REQUESTS);
+		assertThat(ProblemBodies.of(refused)).containsEntry("policy", "member").containsEntry("plan", "pro");
+		String other = Clients.newAddress();
+		assertThat(member("grace", other)).hasStatusOk().hasHeader("RateLimit-Policy", "\"member-free\";q=1;w=3600");
+		assertThat(ProblemBodies.of(member("grace", other))).containsEntry("plan", "free");
+	}
+
 	private static void assertHeaders(MvcTestResult result, HttpStatus status, String policy, long capacity,
 			long remaining) {
 		assertThat(result).hasStatus(status);
@@ -144,6 +166,10 @@ class RateLimitWithSpringSecurityTests {
 
 	private MvcTestResult account(String user, String password, String address) {
 		return basic(this.mvc.get().uri("/account"), user, password, address).exchange();
+	}
+
+	private MvcTestResult member(String user, String address) {
+		return basic(this.mvc.get().uri("/member"), user, user + "-password", address).exchange();
 	}
 
 	private MvcTestResult tenant(String user, String address) {
@@ -178,7 +204,8 @@ class RateLimitWithSpringSecurityTests {
 		@Bean
 		SecurityFilterChain securityFilterChain(HttpSecurity http) {
 			return http
-				.authorizeHttpRequests((requests) -> requests.requestMatchers("/account/**", "/tenant/**", "/transfer")
+				.authorizeHttpRequests((requests) -> requests.requestMatchers("/account/**", "/tenant/**", "/member/**",
+						"/transfer")
 					.authenticated()
 					.anyRequest()
 					.permitAll())
@@ -190,11 +217,35 @@ class RateLimitWithSpringSecurityTests {
 
 		@Bean
 		UserDetailsService users() {
-			return new InMemoryUserDetailsManager(
-					Stream.of("alice", "bob", "carol", "dave", "erin", "frank", "grace")
-						.map((name) -> User.withUsername(name).password("{noop}" + name + "-password").roles("USER")
-							.build())
-						.toList());
+			return new InMemoryUserDetailsManager(Stream
+				.concat(Stream.of("alice", "bob", "carol", "dave", "erin", "frank", "grace")
+					.map((name) -> User.withUsername(name).password("{noop}" + name + "-password").roles("USER")),
+						Stream.of(User.withUsername("heidi").password("{noop}heidi-password").roles("USER", "PRO")))
+				.map(User.UserBuilder::build)
+				.toList());
+		}
+
+		/**
+		 * The plan of the authenticated user: {@code pro} for users with role {@code PRO}, else the default.
+		 */
+		@Bean
+		PlanResolver authorityPlans() {
+			return new PlanResolver() {
+
+				@Override
+				public @Nullable String resolvePlan(String key, @Nullable RateLimitRequest request) {
+					Principal user = (request != null) ? request.principal() : null;
+					return (user instanceof Authentication authentication && authentication.getAuthorities()
+						.stream()
+						.anyMatch((authority) -> "ROLE_PRO".equals(authority.getAuthority()))) ? "pro" : null;
+				}
+
+				@Override
+				public boolean requiresAuthentication() {
+					return true;
+				}
+
+			};
 		}
 
 		@Bean

@@ -147,20 +147,26 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 		}
 		PolicyDefinition policy = applicable.get(index);
 		return Mono.fromCompletionStage(() -> policy.keyOfAsync(request))
-			.flatMap((key) -> Mono.fromCompletionStage(() -> policy.planForAsync(key, request))
-				.flatMap((plan) -> decide(plan, key, request.exchange()))
-				.flatMap((outcome) -> {
+			.flatMap((key) -> decide(policy, key, request).flatMap((outcome) -> {
 				if (outcome.refused()) {
 					return refuse(outcome, request);
 				}
 				request.rateLimits().charged(policy, key);
 				RateLimitOutcome next = request.rateLimits().show(outcome) ? outcome : shown;
 				return enforce(request, applicable, index + 1, next, chain);
-				}));
+			}));
 	}
 
 	/**
-	 * The outcome of one policy, continuing on the exchange's event loop when the backend answers on another thread
+	 * The outcome of one policy for a client, decided by the client's plan of it.
+	 */
+	private Mono<RateLimitOutcome> decide(PolicyDefinition policy, String key, WebFluxRateLimitRequest request) {
+		return Mono.fromCompletionStage(() -> policy.planForAsync(key, request))
+			.flatMap((plan) -> decide(plan, key, request.exchange()));
+	}
+
+	/**
+	 * The outcome of one plan (or policy without plans), continuing on the exchange's event loop when the backend answers on another thread
 	 * ({@link ExchangeEventLoop}).
 	 */
 	private Mono<RateLimitOutcome> decide(PolicyDefinition policy, String key, ServerWebExchange exchange) {
