@@ -1,6 +1,7 @@
 package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.core.RateLimiterBackend;
+import io.github.ratelimit.core.override.ClientOverrides;
 import io.github.ratelimit.spring.IpKeys;
 import io.github.ratelimit.spring.RateLimitCounters;
 import io.github.ratelimit.spring.RateLimitEnforcer;
@@ -35,8 +36,9 @@ public final class RateLimitActuatorAutoConfiguration {
 		@ConditionalOnMissingBean
 		@ConditionalOnAvailableEndpoint
 		RateLimitsEndpoint rateLimitsEndpoint(RateLimitRegistry registry, RateLimitCounters counters,
-				RateLimitEnforcer enforcer, RateLimitProperties properties, IpKeys ipKeys) {
-			return new RateLimitsEndpoint(registry, counters, enforcer, properties.getFailureMode(), ipKeys);
+				RateLimitEnforcer enforcer, RateLimitProperties properties, IpKeys ipKeys, ClientOverrides overrides) {
+			return new RateLimitsEndpoint(registry, counters, enforcer, properties.getFailureMode(), ipKeys,
+					overrides);
 		}
 
 	}

@@ -166,7 +166,7 @@ class OperationsEndpointTests {
 		assertThat(metric.get("availableTags").toString()).contains("outcome", "policy", "allowed");
 		assertThat(http.get("/actuator/metrics/ratelimit.latency").statusCode()).isEqualTo(200);
 		String prometheus = http.get("/actuator/prometheus").body();
-		assertThat(prometheus).contains("ratelimit_requests_total{outcome=\"allowed\",policy=\"annotated\"}")
+		assertThat(prometheus).contains("ratelimit_requests_total{outcome=\"allowed\",plan=\"none\",policy=\"annotated\"}")
 			.contains("ratelimit_latency_seconds_bucket");
 	}
 
