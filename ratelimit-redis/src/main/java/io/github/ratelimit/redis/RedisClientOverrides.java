@@ -3,7 +3,6 @@ package io.github.ratelimit.redis;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -140,13 +139,7 @@ public class RedisClientOverrides implements ClientOverrides, AutoCloseable {
 	@Override
 	public List<ClientOverride> list(String policy) {
 		refresh();
-		Instant now = redisNow();
-		return this.copy.getOrDefault(policy, Map.of())
-			.values()
-			.stream()
-			.filter((override) -> !override.expiredAt(now))
-			.sorted(Comparator.comparing(ClientOverride::key))
-			.toList();
+		return ClientOverride.inForce(this.copy.getOrDefault(policy, Map.of()).values(), redisNow());
 	}
 
 	/**

@@ -66,6 +66,8 @@ public class RateLimitsEndpoint {
 
 	private final ClientOverrides overrides;
 
+	private final boolean remainingPathHoldsPolicy;
+
 	/**
 	 * Creates the endpoint, naming clients by address with the {@linkplain IpKeys#DEFAULT default prefixes}.
 	 * @param registry the policies
@@ -102,6 +104,23 @@ public class RateLimitsEndpoint {
 	 */
 	public RateLimitsEndpoint(RateLimitRegistry registry, RateLimitCounters counters, RateLimitEnforcer enforcer,
 			FailureMode failureMode, IpKeys ipKeys, ClientOverrides overrides) {
+		this(registry, counters, enforcer, failureMode, ipKeys, overrides, false);
+	}
+
+	/**
+	 * Creates the endpoint.
+	 * @param registry the policies
+	 * @param counters this instance's counts
+	 * @param enforcer the enforcer, which resets clients
+	 * @param failureMode the global failure mode
+	 * @param ipKeys how requests' addresses become keys, so that a client is named by its address
+	 * @param overrides the overrides the enforcer applies, which the endpoint lists, sets and removes
+	 * @param remainingPathHoldsPolicy whether the web layer passes the policy's segment as the first of the key's
+	 * (Spring Boot's WebFlux endpoint mapping does: it extracts the remaining path from the first variable on)
+	 */
+	public RateLimitsEndpoint(RateLimitRegistry registry, RateLimitCounters counters, RateLimitEnforcer enforcer,
+			FailureMode failureMode, IpKeys ipKeys, ClientOverrides overrides, boolean remainingPathHoldsPolicy) {
+		this.remainingPathHoldsPolicy = remainingPathHoldsPolicy;
 		this.registry = registry;
 		this.counters = counters;
 		this.enforcer = enforcer;
@@ -132,7 +151,7 @@ public class RateLimitsEndpoint {
 	 */
 	@ReadOperation
 	public @Nullable ClientState client(@Selector String policy, @Selector(match = Match.ALL_REMAINING) String... key) {
-		String client = String.join("/", key);
+		String client = String.join("/", keyPath(policy, key));
 		return this.registry.find(policy).map((definition) -> state(definition, clientKey(definition, client)))
 			.orElse(null);
 	}
@@ -167,6 +186,7 @@ public class RateLimitsEndpoint {
 	public WebEndpointResponse<Object> setOverride(@Selector String policy,
 			@Selector(match = Match.ALL_REMAINING) String[] path, @Nullable List<String> limits,
 			@Nullable String expiresIn, SecurityContext security) {
+		path = keyPath(policy, path);
 		PolicyDefinition definition = this.registry.find(policy).orElse(null);
 		if (definition == null) {
 			return error(WebEndpointResponse.STATUS_NOT_FOUND, "No rate limit policy '" + policy + "'");
@@ -210,6 +230,7 @@ public class RateLimitsEndpoint {
 	@DeleteOperation
 	public WebEndpointResponse<Object> delete(@Selector String policy,
 			@Selector(match = Match.ALL_REMAINING) String[] path, SecurityContext security) {
+		path = keyPath(policy, path);
 		if (path.length < 2 || !OVERRIDE.equals(path[path.length - 1])) {
 			ClientState reset = reset(policy, path);
 			return (reset != null) ? new WebEndpointResponse<>(reset)
@@ -246,6 +267,12 @@ public class RateLimitsEndpoint {
 			this.enforcer.reset(definition, client);
 			return state(definition, client);
 		}).orElse(null);
+	}
+
+	/** The segments of the path that name a client (and the operation on it), after the policy's. */
+	private String[] keyPath(String policy, String[] path) {
+		boolean policyFirst = this.remainingPathHoldsPolicy && path.length > 0 && path[0].equals(policy);
+		return policyFirst ? Arrays.copyOfRange(path, 1, path.length) : path;
 	}
 
 	private static String operator(SecurityContext security) {
