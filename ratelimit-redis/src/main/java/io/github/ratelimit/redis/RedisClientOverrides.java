@@ -43,7 +43,7 @@ public class RedisClientOverrides implements ClientOverrides, AutoCloseable {
 	/** The name of the polling thread. */
 	public static final String THREAD = "ratelimit-overrides";
 
-	/** The hash field that counts every change. */
+	/** The hash field that changes with every change (see {@code overrides-set.lua}). */
 	static final String VERSION = "#version";
 
 	private static final Log logger = LogFactory.getLog(RedisClientOverrides.class);
@@ -134,11 +134,11 @@ public class RedisClientOverrides implements ClientOverrides, AutoCloseable {
 	}
 
 	/**
-	 * Every override in force under a policy, after refreshing this instance's copy from Redis.
+	 * Every override in force under a policy, from this instance's copy: as Redis held them at the last poll (or this
+	 * instance's last write), also while Redis cannot be reached.
 	 */
 	@Override
 	public List<ClientOverride> list(String policy) {
-		refresh();
 		return ClientOverride.inForce(this.copy.getOrDefault(policy, Map.of()).values(), redisNow());
 	}
 

@@ -1,6 +1,8 @@
 -- Sets one client's override in the hash of every override (KEYS[1]), on Redis' clock, atomically.
 -- Each field is '<policy length>:<policy><key>'; each value '<limits>|<expires at ms, 0 for never>|<set at ms>|<set by>';
--- the field '#version' counts every change, so that instances reload the hash only when it changed.
+-- the field '#version' changes with every change, so that instances reload the hash only when it changed: it is the
+-- time of the change in microseconds, or one more than the last version if that is later, so that a hash Redis lost
+-- and wrote afresh never repeats a version an instance has seen.
 -- ARGV: field, limits, expires in (ms, 0 for never), set by, the most overrides kept.
 -- Drops expired overrides first; refuses a new one beyond the maximum.
 -- Returns {1, set at, expires at} when set, {0, count} when the maximum is reached.
@@ -32,5 +34,7 @@ if expiresIn > 0 then
 end
 redis.call('HSET', KEYS[1], field, ARGV[2] .. '|' .. string.format('%d', expiresAt) .. '|' .. string.format('%d', now)
   .. '|' .. ARGV[4])
-redis.call('HINCRBY', KEYS[1], '#version', 1)
+local version = math.max((tonumber(redis.call('HGET', KEYS[1], '#version')) or 0) + 1,
+  clock[1] * 1000000 + clock[2])
+redis.call('HSET', KEYS[1], '#version', string.format('%d', version))
 return {1, now, expiresAt}

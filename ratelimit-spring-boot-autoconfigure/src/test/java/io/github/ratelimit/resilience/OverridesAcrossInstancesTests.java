@@ -129,15 +129,20 @@ class OverridesAcrossInstancesTests {
 	}
 
 	/**
-	 * While Redis is down, a change cannot be made: the endpoint says so (503) and changes nothing. Polling logs
-	 * once that it fails and once that it works again.
+	 * While Redis is down, a change cannot be made: the endpoint says so (503) and changes nothing, while it still
+	 * lists the overrides it read last. Polling logs once that it fails and once that it works again.
 	 */
 	@Test
 	@Order(4)
 	void whileRedisIsDownAChangeIsRefusedWithTheReason(CapturedOutput output) {
 		String client = newClient();
+		String kept = newClient();
+		apps.get(1).post("/actuator/ratelimits/hello/" + kept + "/override", "{\"limits\": \"50/1h\"}");
 		redis.stop();
 		try {
+			HttpResponse<String> listed = apps.get(1).get("/actuator/ratelimits/hello");
+			assertThat(listed.statusCode()).as(listed.body()).isEqualTo(200);
+			assertThat(listed.body()).as("the last overrides read, still in force").contains(kept);
 			HttpResponse<String> set = apps.get(0).post("/actuator/ratelimits/hello/" + client + "/override",
 					"{\"limits\": \"50/1h\"}");
 			assertThat(set.statusCode()).as(set.body()).isEqualTo(503);
