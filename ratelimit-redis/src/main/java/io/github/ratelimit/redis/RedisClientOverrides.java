@@ -1,5 +1,6 @@
 package io.github.ratelimit.redis;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -28,6 +29,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
@@ -108,7 +110,10 @@ public class RedisClientOverrides implements ClientOverrides, AutoCloseable {
 	 * @param firstLoad the longest the first load is waited for
 	 */
 	public void start(Duration firstLoad) {
-		Future<?> loaded = this.poller.submit(this::poll);
+		Future<?> loaded = this.poller.submit(() -> {
+			loadScripts();
+			poll();
+		});
 		try {
 			loaded.get(firstLoad.toMillis(), TimeUnit.MILLISECONDS);
 		}
@@ -231,6 +236,24 @@ public class RedisClientOverrides implements ClientOverrides, AutoCloseable {
 		Map<String, Map<String, ClientOverride>> next = (polledVersion != this.version) ? load() : this.copy;
 		this.version = polledVersion;
 		swap(withoutExpired(next, redisNow()));
+	}
+
+	/**
+	 * Loads the scripts into Redis (on a Cluster, Lettuce loads them on every node), so that no call meets
+	 * NOSCRIPT; a call that does (after Redis restarted) sends the script again.
+	 */
+	private void loadScripts() {
+		try {
+			this.redis.execute((RedisCallback<Object>) (connection) -> {
+				for (RedisScript<?> script : List.of(SET, REMOVE, POLL)) {
+					connection.scriptingCommands().scriptLoad(script.getScriptAsString().getBytes(StandardCharsets.UTF_8));
+				}
+				return null;
+			});
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Rate limit overrides' scripts not loaded; calls will load them", ex);
+		}
 	}
 
 	/** The write is done: if reading it back fails, the next poll applies it. */
