@@ -1,6 +1,7 @@
 package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.core.RateLimiterBackend;
+import io.github.ratelimit.core.override.ClientOverrides;
 import io.github.ratelimit.spring.IpKeys;
 import io.github.ratelimit.spring.RateLimitCounters;
 import io.github.ratelimit.spring.RateLimitEnforcer;
@@ -16,6 +17,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
+import org.springframework.boot.web.context.reactive.ReactiveWebApplicationContext;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -35,8 +38,10 @@ public final class RateLimitActuatorAutoConfiguration {
 		@ConditionalOnMissingBean
 		@ConditionalOnAvailableEndpoint
 		RateLimitsEndpoint rateLimitsEndpoint(RateLimitRegistry registry, RateLimitCounters counters,
-				RateLimitEnforcer enforcer, RateLimitProperties properties, IpKeys ipKeys) {
-			return new RateLimitsEndpoint(registry, counters, enforcer, properties.getFailureMode(), ipKeys);
+				RateLimitEnforcer enforcer, RateLimitProperties properties, IpKeys ipKeys, ClientOverrides overrides,
+				ApplicationContext context) {
+			return new RateLimitsEndpoint(registry, counters, enforcer, properties.getFailureMode(), ipKeys,
+					overrides, context instanceof ReactiveWebApplicationContext);
 		}
 
 	}

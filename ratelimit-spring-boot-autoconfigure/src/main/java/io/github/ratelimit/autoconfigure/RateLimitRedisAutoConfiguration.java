@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import io.github.ratelimit.core.RateLimiterBackend;
+import io.github.ratelimit.core.override.ClientOverrides;
+import io.github.ratelimit.redis.RedisClientOverrides;
 import io.github.ratelimit.redis.RedisRateLimiterBackend;
 import io.lettuce.core.resource.Delay;
 
@@ -42,6 +44,33 @@ public final class RateLimitRedisAutoConfiguration {
 				"use a non-blank prefix without '{' or '}'");
 		backend.start();
 		return backend;
+	}
+
+	/**
+	 * Operators' overrides, kept in Redis so that every instance applies them and they outlive restarts. The first
+	 * load waits at most the decision timeout (or a second, if longer).
+	 */
+	@Bean
+	@ConditionalOnMissingBean(ClientOverrides.class)
+	@ConditionalOnBean(RedisRateLimiterBackend.class)
+	RedisClientOverrides rateLimitClientOverrides(RateLimitProperties properties,
+			RedisConnectionFactory connectionFactory) {
+		RedisClientOverrides overrides = new RedisClientOverrides(connectionFactory, properties.getKeyPrefix(),
+				refreshInterval(properties), RateLimitAutoConfiguration.maximumOverrides(properties));
+		Duration timeout = RateLimitAutoConfiguration.timeout(properties);
+		overrides.start((timeout.compareTo(Duration.ofSeconds(1)) > 0) ? timeout : Duration.ofSeconds(1));
+		return overrides;
+	}
+
+	private static Duration refreshInterval(RateLimitProperties properties) {
+		Duration interval = properties.getOverrides().getRefreshInterval();
+		if (interval.isNegative() || interval.isZero()) {
+			throw new InvalidRateLimitConfigurationException("ratelimit.overrides.refresh-interval",
+					"the refresh interval of overrides must be positive, was " + interval,
+					"set an interval such as 500ms: the longest a change on one instance takes to apply on the others",
+					null);
+		}
+		return interval;
 	}
 
 	@Configuration(proxyBeanMethods = false)

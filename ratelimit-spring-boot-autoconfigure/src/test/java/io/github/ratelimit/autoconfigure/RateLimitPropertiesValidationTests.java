@@ -265,6 +265,21 @@ class RateLimitPropertiesValidationTests {
 	}
 
 	@Test
+	void maximumOverridesBelowOneShouldFailStartUp() {
+		assertInvalid("ratelimit.overrides.maximum", "10000", "ratelimit.overrides.maximum=0");
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "0s", "-1s" })
+	void overridesRefreshIntervalThatIsNotPositiveShouldFailStartUpOfTheRedisBackend(String interval) {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class))
+			.withPropertyValues(TestRedisProperties.values())
+			.withPropertyValues("ratelimit.backend=redis", "ratelimit.overrides.refresh-interval=" + interval)
+			.run((context) -> assertAnalysis(InvalidConfiguration.of(context), context.getStartupFailure(),
+					"ratelimit.overrides.refresh-interval", "500ms"));
+	}
+
+	@Test
 	void negativeMaximumReconnectDelayShouldFailStartUp() {
 		assertInvalid("ratelimit.redis.max-reconnect-delay", "0 to leave Lettuce",
 				"ratelimit.redis.max-reconnect-delay=-1s");

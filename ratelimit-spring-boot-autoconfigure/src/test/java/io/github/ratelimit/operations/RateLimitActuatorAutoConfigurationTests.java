@@ -1,5 +1,7 @@
 package io.github.ratelimit.operations;
 
+import java.util.List;
+
 import io.github.ratelimit.autoconfigure.RateLimitActuatorAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitRedisAutoConfiguration;
@@ -13,7 +15,9 @@ import io.github.ratelimit.spring.web.servlet.ServletRateLimitRequest;
 import io.github.ratelimit.test.TestRedis;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
@@ -89,6 +93,28 @@ class RateLimitActuatorAutoConfigurationTests {
 				assertThat(enforcer.enforce(api, api.keyOf(request("2001:db8:1:2::7")), 1).decision().remaining())
 					.isEqualTo(2);
 			});
+	}
+
+	/**
+	 * The in-memory backend keeps this instance's overrides, applied by its enforcer; one more than
+	 * {@code ratelimit.overrides.maximum} is refused with 409, naming the property.
+	 */
+	@Test
+	void inMemoryOverridesAreAppliedAndTheirMaximumIsAConflict() {
+		this.runner.withPropertyValues("ratelimit.overrides.maximum=1").run((context) -> {
+			RateLimitsEndpoint endpoint = context.getBean(RateLimitsEndpoint.class);
+			WebEndpointResponse<Object> set = endpoint.setOverride("api", new String[] { "a", "override" },
+					List.of("7/1h"), null, SecurityContext.NONE);
+			assertThat(set.getStatus()).isEqualTo(200);
+			assertThat(endpoint.client("api", "a").capacity()).isEqualTo(7);
+			PolicyDefinition api = context.getBean(RateLimitRegistry.class).find("api").orElseThrow();
+			assertThat(context.getBean(RateLimitEnforcer.class).enforce(api, "a", 1).decision().limit().capacity())
+				.isEqualTo(7);
+			WebEndpointResponse<Object> another = endpoint.setOverride("api", new String[] { "b", "override" },
+					List.of("7/1h"), null, SecurityContext.NONE);
+			assertThat(another.getStatus()).isEqualTo(409);
+			assertThat(another.getBody().toString()).contains("ratelimit.overrides.maximum");
+		});
 	}
 
 	@Test

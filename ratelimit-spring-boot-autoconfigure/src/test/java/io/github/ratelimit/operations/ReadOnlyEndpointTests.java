@@ -37,4 +37,14 @@ class ReadOnlyEndpointTests {
 		assertThat(http.get("/hello").statusCode()).isEqualTo(429);
 	}
 
+	@Test
+	void overridesCannotBeSetOrRemovedWithoutUnrestrictedAccess() {
+		HttpProbe http = new HttpProbe(this.port);
+		assertThat(http.post("/actuator/ratelimits/hello/127.0.0.1/override", "{\"limits\": \"5/1h\"}")
+			.statusCode()).isEqualTo(405);
+		assertThat(http.delete("/actuator/ratelimits/hello/127.0.0.1/override").statusCode()).isEqualTo(405);
+		assertThat(http.get("/actuator/ratelimits/hello").statusCode()).isEqualTo(200);
+		assertThat(http.get("/actuator/ratelimits/hello/127.0.0.1").body()).contains("\"override\":null");
+	}
+
 }

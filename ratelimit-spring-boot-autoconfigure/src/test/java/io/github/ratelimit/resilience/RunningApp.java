@@ -69,6 +69,14 @@ final class RunningApp implements AutoCloseable {
 		return this.http.get(path, headers);
 	}
 
+	HttpResponse<String> post(String path, String json) {
+		return this.http.post(path, json);
+	}
+
+	HttpResponse<String> delete(String path) {
+		return this.http.delete(path);
+	}
+
 	@Override
 	public void close() {
 		this.context.close();

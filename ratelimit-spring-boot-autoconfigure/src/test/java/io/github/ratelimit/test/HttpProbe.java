@@ -33,6 +33,17 @@ public final class HttpProbe {
 		return send("DELETE", path);
 	}
 
+	/**
+	 * Sends {@code POST path} with a JSON body.
+	 * @param path the path
+	 * @param json the body
+	 * @return the response
+	 */
+	public HttpResponse<String> post(String path, String json) {
+		return new Response(URI.create("http://127.0.0.1:" + this.port + path),
+				WireResponse.sendJson(this.port, "POST", path, json));
+	}
+
 	private HttpResponse<String> send(String method, String path, String... headers) {
 		return new Response(URI.create("http://127.0.0.1:" + this.port + path),
 				WireResponse.send(this.port, method, path, headers));

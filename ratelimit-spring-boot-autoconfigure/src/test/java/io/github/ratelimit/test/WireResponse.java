@@ -55,15 +55,34 @@ public record WireResponse(String statusLine, List<Map.Entry<String, String>> he
 	 * @return the response
 	 */
 	public static WireResponse send(int port, String method, String path, String... headers) {
+		return sendJson(port, method, path, null, headers);
+	}
+
+	/**
+	 * Sends a request with a JSON body to a server on this machine, asking it to close the connection after the
+	 * response.
+	 * @param port the server's port
+	 * @param method the request's method
+	 * @param path the path and query
+	 * @param json the body, sent as {@code application/json}, or {@code null} for none
+	 * @param headers names and values of more header lines, alternately
+	 * @return the response
+	 */
+	public static WireResponse sendJson(int port, String method, String path, String json, String... headers) {
 		StringBuilder request = new StringBuilder(method + " " + path + " HTTP/1.1\r\nHost: localhost\r\n");
 		for (int i = 0; i < headers.length; i += 2) {
 			request.append(headers[i]).append(": ").append(headers[i + 1]).append("\r\n");
+		}
+		byte[] body = (json != null) ? json.getBytes(StandardCharsets.UTF_8) : new byte[0];
+		if (json != null) {
+			request.append("Content-Type: application/json\r\nContent-Length: ").append(body.length).append("\r\n");
 		}
 		request.append("Connection: close\r\n\r\n");
 		try (Socket socket = new Socket("127.0.0.1", port)) {
 			socket.setSoTimeout(30_000);
 			OutputStream out = socket.getOutputStream();
 			out.write(request.toString().getBytes(StandardCharsets.US_ASCII));
+			out.write(body);
 			out.flush();
 			return parse(readAll(socket.getInputStream()));
 		}

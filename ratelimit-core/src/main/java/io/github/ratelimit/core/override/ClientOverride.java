@@ -1,6 +1,8 @@
 package io.github.ratelimit.core.override;
 
 import java.time.Instant;
+import java.util.Collection;
+import java.util.Comparator;
 import java.util.List;
 
 import io.github.ratelimit.core.Limit;
@@ -42,6 +44,19 @@ public record ClientOverride(String policy, String key, List<Limit> limits, @Nul
 	 */
 	public boolean expiredAt(Instant now) {
 		return this.expiresAt != null && !now.isBefore(this.expiresAt);
+	}
+
+	/**
+	 * The overrides of a collection still in force at a time, ordered by key.
+	 * @param overrides the overrides
+	 * @param now the time
+	 * @return those not expired
+	 */
+	public static List<ClientOverride> inForce(Collection<ClientOverride> overrides, Instant now) {
+		return overrides.stream()
+			.filter((override) -> !override.expiredAt(now))
+			.sorted(Comparator.comparing(ClientOverride::key))
+			.toList();
 	}
 
 }

@@ -26,7 +26,8 @@ public interface ClientOverrides {
 	@Nullable ClientOverride find(String policy, String key);
 
 	/**
-	 * Every override in force under a policy, read from the store.
+	 * Every override in force under a policy, as this instance knows them (for a shared store, as of this instance's
+	 * last refresh), without failing while the store cannot be reached.
 	 * @param policy the policy's name
 	 * @return the overrides, ordered by key
 	 */

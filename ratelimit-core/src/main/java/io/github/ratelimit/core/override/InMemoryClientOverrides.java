@@ -3,7 +3,6 @@ package io.github.ratelimit.core.override;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -59,13 +58,8 @@ public class InMemoryClientOverrides implements ClientOverrides {
 
 	@Override
 	public List<ClientOverride> list(String policy) {
-		Instant now = this.clock.instant();
-		return this.byPolicy.getOrDefault(policy, new ConcurrentHashMap<>())
-			.values()
-			.stream()
-			.filter((override) -> !override.expiredAt(now))
-			.sorted(Comparator.comparing(ClientOverride::key))
-			.toList();
+		return ClientOverride.inForce(this.byPolicy.getOrDefault(policy, new ConcurrentHashMap<>()).values(),
+				this.clock.instant());
 	}
 
 	@Override
