@@ -1,7 +1,6 @@
 package io.github.ratelimit.benchmarks;
 
 import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -27,9 +26,6 @@ import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.PolicyPlans;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitOutcome;
-
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
  * Decisions per second of the enforcer path (what the servlet filter calls: the client's plan, then
@@ -63,14 +59,8 @@ final class PlanDecisions {
 	 */
 	static Result measure(OwnRedis server, RedisAdmin admin, DecisionLoad load, List<Integer> threads, int runs,
 			boolean prime, Consumer<String> log) {
-		LettuceConnectionFactory connectionFactory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(server.host(), server.port()));
-		connectionFactory.afterPropertiesSet();
-		connectionFactory.start();
-		RedisRateLimiterBackend backend = new RedisRateLimiterBackend(connectionFactory, OurLimiter.KEY_PREFIX,
-				Duration.ofSeconds(5));
-		try {
-			backend.start();
+		try (OurBackend ours = new OurBackend(server)) {
+			RedisRateLimiterBackend backend = ours.backend();
 			String[] clients = OurLimiter.clients();
 			InMemoryClientOverrides overrides = new InMemoryClientOverrides(Clock.systemUTC(), clients.length);
 			RateLimitEnforcer enforcer = new RateLimitEnforcer(List.of(), backend, new CircuitBreaker(),
@@ -105,10 +95,6 @@ final class PlanDecisions {
 				}
 			}
 			return result;
-		}
-		finally {
-			backend.close();
-			connectionFactory.destroy();
 		}
 	}
 
