@@ -29,6 +29,8 @@ final class BenchmarkReport {
 
 	private static final double HTTP_TARGET = 0.65;
 
+	private static final double PLANS_TARGET = 0.95;
+
 	private final Results results;
 
 	private final Decisions decisions;
@@ -87,6 +89,7 @@ final class BenchmarkReport {
 		redisTime();
 		memory();
 		denyCache();
+		plans();
 		http();
 		method();
 		misses();
@@ -143,6 +146,20 @@ final class BenchmarkReport {
 			return cell(new Target("ours ≥ " + Spread.ratio(target) + " Bucket4j, " + MissNotes.threads(threads), ratio,
 					Spread::ratio, target, true, () -> this.notes.oursVsBucket4j(threads, ratio, target)));
 		});
+		line("");
+		line("**Plans and overrides ≥ " + Spread.ratio(PLANS_TARGET) + " a plain policy** (decisions per second "
+				+ "through the enforcer, the filter's path, each path / the plain policy; see "
+				+ "[Plans and overrides](#plans-and-overrides)):");
+		line("");
+		tableHeader("");
+		for (PlanDecisions.Path path : List.of(PlanDecisions.Path.PLANS, PlanDecisions.Path.OVERRIDE)) {
+			row(path.label() + " / plain policy", (threads) -> {
+				Spread ratio = this.results.plans.ratio(path, threads);
+				return cell(new Target(path.label() + " ≥ " + Spread.ratio(PLANS_TARGET) + " plain policy, "
+						+ MissNotes.threads(threads), ratio, Spread::ratio, PLANS_TARGET, true,
+						() -> this.notes.planPath(path, threads, ratio, PLANS_TARGET)));
+			});
+		}
 		line("");
 		line("| target | measured | met |");
 		line("|---|---|---|");
@@ -390,6 +407,42 @@ final class BenchmarkReport {
 		line("");
 	}
 
+	private void plans() {
+		PlanDecisions.Result plans = this.results.plans;
+		line("## Plans and overrides");
+		line("");
+		line("The path of the servlet filter (the client's plan, then `RateLimitEnforcer.enforce`) on one enforcer and "
+				+ "one Redis backend as the starter wires them (deny cache on, overrides applied), token-bucket, limits "
+				+ "the load never reaches, " + String.format(Locale.ROOT, "%,d", DecisionLoad.KEYS) + " clients, "
+				+ "measured side by side in each run: a plain policy; a policy with two plans (`free` the default, "
+				+ "`pro`), every other client on each, picked by a `PlanResolver` that looks the client up in a map; a "
+				+ "plain policy with every client under an override (the in-memory store's: a decision reads an "
+				+ "override locally whatever the store). Decisions per second"
+				+ errors(plans.errors()) + ":");
+		line("");
+		tableHeader("path");
+		for (PlanDecisions.Path path : PlanDecisions.Path.values()) {
+			row(path.label(), (threads) -> plans.rate(path, threads).format(Spread::rate));
+		}
+		line("");
+		line("Client CPU per decision (µs, everything the JVM did), and each path's decisions per client CPU-second "
+				+ "over the plain policy's, the ratio the rates would show had both had the same CPU:");
+		line("");
+		tableHeader("path");
+		for (PlanDecisions.Path path : PlanDecisions.Path.values()) {
+			row(path.label() + ", µs", (threads) -> plans.clientCpuMicros(path, threads).format(Spread::micros));
+		}
+		for (PlanDecisions.Path path : List.of(PlanDecisions.Path.PLANS, PlanDecisions.Path.OVERRIDE)) {
+			row(path.label() + " / plain policy, per CPU-second",
+					(threads) -> plans.cpuRatio(path, threads).format(Spread::ratio));
+		}
+		line("");
+	}
+
+	private static String errors(long errors) {
+		return (errors > 0) ? " (" + errors + " errors)" : "";
+	}
+
 	private void http() {
 		line("## HTTP overhead");
 		line("");
@@ -557,8 +610,7 @@ final class BenchmarkReport {
 	}
 
 	private String errors(Kind kind, Algorithm algorithm, int threads) {
-		long errors = this.decisions.of(kind, algorithm, threads).stream().mapToLong(Measurement::errors).sum();
-		return (errors > 0) ? " (" + errors + " errors)" : "";
+		return errors(this.decisions.of(kind, algorithm, threads).stream().mapToLong(Measurement::errors).sum());
 	}
 
 	private void tableHeader(String first) {

@@ -132,7 +132,7 @@ final class DecisionBenchmark {
 	/**
 	 * Decides once for every client, from several threads.
 	 */
-	private static void prime(Contender contender) {
+	static void prime(Contender contender) {
 		IntStream.range(0, PRIMING_THREADS).mapToObj((slice) -> {
 			Thread thread = new Thread(() -> {
 				for (int client = slice; client < DecisionLoad.KEYS; client += PRIMING_THREADS) {
@@ -259,13 +259,8 @@ final class DecisionBenchmark {
 		}
 
 		private Spread ratio(Cell numerator, Cell denominator, ToDoubleBiFunction<Measurement, Measurement> ratio) {
-			List<Measurement> top = of(numerator.kind(), numerator.algorithm(), numerator.threads());
-			List<Measurement> bottom = of(denominator.kind(), denominator.algorithm(), denominator.threads());
-			List<Double> ratios = new ArrayList<>();
-			for (int run = 0; run < Math.min(top.size(), bottom.size()); run++) {
-				ratios.add(ratio.applyAsDouble(top.get(run), bottom.get(run)));
-			}
-			return Spread.of(ratios);
+			return Measurement.ratios(of(numerator.kind(), numerator.algorithm(), numerator.threads()),
+					of(denominator.kind(), denominator.algorithm(), denominator.threads()), ratio);
 		}
 
 		long errors() {

@@ -1,6 +1,5 @@
 package io.github.ratelimit.benchmarks;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 
@@ -15,9 +14,6 @@ import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitOutcome;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-
 /**
  * Redis calls per denied request through the enforcer (the path of the filter and {@code @RateLimited}), with the
  * deny cache on and off: clients that exhausted a 1-per-hour limit keep asking.
@@ -28,14 +24,8 @@ final class DenyCacheCalls {
 	}
 
 	static Result measure(OwnRedis server, RedisAdmin redis, boolean cacheOn, int clients, int requestsPerClient) {
-		LettuceConnectionFactory connectionFactory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(server.host(), server.port()));
-		connectionFactory.afterPropertiesSet();
-		connectionFactory.start();
-		RedisRateLimiterBackend backend = new RedisRateLimiterBackend(connectionFactory, OurLimiter.KEY_PREFIX,
-				Duration.ofSeconds(5));
-		try {
-			backend.start();
+		try (OurBackend ours = new OurBackend(server)) {
+			RedisRateLimiterBackend backend = ours.backend();
 			Policy policy = Policy.of("denied", Algorithm.TOKEN_BUCKET, "1/1h");
 			RateLimiter limiter = backend.create(policy);
 			PolicyDefinition definition = new PolicyDefinition(policy, limiter, "ip", (request) -> null, List.of(),
@@ -60,10 +50,6 @@ final class DenyCacheCalls {
 			}
 			long calls = redis.stats().since(before, 0).scriptCalls();
 			return new Result(cacheOn, allowed, denied, calls, (calls - allowed) / (double) denied);
-		}
-		finally {
-			backend.close();
-			connectionFactory.destroy();
 		}
 	}
 

@@ -1,5 +1,9 @@
 package io.github.ratelimit.benchmarks;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.ToDoubleBiFunction;
+
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -56,6 +60,22 @@ record Measurement(double perSecond, long decisions, long errors, double clientC
 	double clientCpuShare() {
 		return (this.redis != null && this.redis.seconds() > 0) ? this.clientCpuSeconds / this.redis.seconds()
 				: Double.NaN;
+	}
+
+	/**
+	 * A ratio of two contenders' measurements, taken run by run (the i-th of each was measured side by side).
+	 * @param top the numerator's measurements in run order
+	 * @param bottom the denominator's measurements in run order
+	 * @param ratio the ratio of one run's two measurements
+	 * @return the ratios' spread
+	 */
+	static Spread ratios(List<Measurement> top, List<Measurement> bottom,
+			ToDoubleBiFunction<Measurement, Measurement> ratio) {
+		List<Double> ratios = new ArrayList<>();
+		for (int run = 0; run < Math.min(top.size(), bottom.size()); run++) {
+			ratios.add(ratio.applyAsDouble(top.get(run), bottom.get(run)));
+		}
+		return Spread.of(ratios);
 	}
 
 }

@@ -45,6 +45,17 @@ final class MissNotes {
 		return note.toString();
 	}
 
+	String planPath(PlanDecisions.Path path, int threads, Spread ratio, double target) {
+		PlanDecisions.Result plans = this.results.plans;
+		double pathMicros = plans.clientCpuMicros(path, threads).median();
+		double plainMicros = plans.clientCpuMicros(PlanDecisions.Path.PLAIN, threads).median();
+		return header("Enforcer, " + path.label() + " vs plain policy, " + threads(threads), ratio, target)
+				+ " Client CPU per decision: " + micros(pathMicros) + " against " + micros(plainMicros) + " ("
+				+ signedMicros(pathMicros - plainMicros) + ", " + signedPercent(pathMicros / plainMicros - 1)
+				+ "); per client CPU-second " + plans.cpuRatio(path, threads).format(Spread::ratio)
+				+ " of the plain policy's decisions. A ratio whose range spans the target is within this run's noise.";
+	}
+
 	String oursVsBucket4j(int threads, Spread ratio, double target) {
 		CellCost ours = cost(Kind.OURS, Algorithm.TOKEN_BUCKET, threads);
 		CellCost bucket4j = cost(Kind.BUCKET4J, Algorithm.TOKEN_BUCKET, threads);

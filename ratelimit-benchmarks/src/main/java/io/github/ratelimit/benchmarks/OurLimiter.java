@@ -1,18 +1,12 @@
 package io.github.ratelimit.benchmarks;
 
-import java.time.Duration;
-
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimiter;
-import io.github.ratelimit.redis.RedisRateLimiterBackend;
-
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * Our Redis backend on a Lettuce connection factory as Spring Boot configures it: one native connection shared by
- * every thread, so Lettuce pipelines their commands. Started (connected, scripts loaded) once constructed.
+ * Our Redis backend's limiter of one policy ({@link OurBackend}: one native connection shared by every thread, so
+ * Lettuce pipelines their commands). Started (connected, scripts loaded) once constructed.
  */
 final class OurLimiter implements Contender {
 
@@ -44,9 +38,7 @@ final class OurLimiter implements Contender {
 		};
 	}
 
-	private final LettuceConnectionFactory connectionFactory;
-
-	private final RedisRateLimiterBackend backend;
+	private final OurBackend backend;
 
 	private final RateLimiter limiter;
 
@@ -57,13 +49,8 @@ final class OurLimiter implements Contender {
 	}
 
 	OurLimiter(OwnRedis redis, Policy policy) {
-		this.connectionFactory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(redis.host(), redis.port()));
-		this.connectionFactory.afterPropertiesSet();
-		this.connectionFactory.start();
-		this.backend = new RedisRateLimiterBackend(this.connectionFactory, KEY_PREFIX, Duration.ofSeconds(5));
-		this.backend.start();
-		this.limiter = this.backend.create(policy);
+		this.backend = new OurBackend(redis);
+		this.limiter = this.backend.backend().create(policy);
 		this.clients = clients();
 	}
 
@@ -75,7 +62,6 @@ final class OurLimiter implements Contender {
 	@Override
 	public void close() {
 		this.backend.close();
-		this.connectionFactory.destroy();
 	}
 
 	@Override

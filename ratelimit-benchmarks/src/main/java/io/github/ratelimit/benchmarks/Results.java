@@ -13,6 +13,9 @@ final class Results {
 	/** Decisions per second, per contender, algorithm and thread count, in every run. */
 	final DecisionBenchmark.Decisions decisions;
 
+	/** Decisions per second through the enforcer: plain policy, plans, override; per thread count, in every run. */
+	final PlanDecisions.Result plans;
+
 	/** Memory per client key: per algorithm name, and "Bucket4j". */
 	final Map<String, MemoryPerKey.Result> memory = new LinkedHashMap<>();
 
@@ -27,8 +30,9 @@ final class Results {
 	/** Why the HTTP part was not measured, when it was not. */
 	@Nullable String httpSkipped;
 
-	Results(DecisionBenchmark.Decisions decisions) {
+	Results(DecisionBenchmark.Decisions decisions, PlanDecisions.Result plans) {
 		this.decisions = decisions;
+		this.plans = plans;
 	}
 
 }

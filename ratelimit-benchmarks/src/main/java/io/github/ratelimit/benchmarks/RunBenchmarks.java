@@ -73,8 +73,12 @@ public final class RunBenchmarks {
 			boolean redisBenchmark, HttpOverhead.@Nullable Jars sampleJars, Consumer<String> log) {
 		DecisionLoad load = new DecisionLoad(settings.warmUp(), settings.measure(), pinning);
 		RedisBenchmarkTool tool = redisBenchmark ? new RedisBenchmarkTool(server, pinning) : null;
-		Results results = new Results(new DecisionBenchmark(server, redis, load, DecisionBenchmark.THREADS, tool,
-				settings.prime(), log).run(settings.runs()));
+		DecisionBenchmark.Decisions decisions = new DecisionBenchmark(server, redis, load, DecisionBenchmark.THREADS,
+				tool, settings.prime(), log).run(settings.runs());
+		redis.flushAll();
+		PlanDecisions.Result plans = PlanDecisions.measure(server, redis, load, DecisionBenchmark.THREADS,
+				settings.runs(), settings.prime(), log);
+		Results results = new Results(decisions, plans);
 		if (tool == null) {
 			results.redisBenchmarkSkipped = "redis-benchmark is not installed (apt-get install redis-tools)";
 		}

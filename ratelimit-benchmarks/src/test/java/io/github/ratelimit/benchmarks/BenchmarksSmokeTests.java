@@ -76,6 +76,14 @@ class BenchmarksSmokeTests {
 			assertThat(results.decisions.of(Kind.BUCKET4J, Algorithm.TOKEN_BUCKET, threads)).hasSize(SETTINGS.runs());
 		}
 		assertThat(results.decisions.errors()).isZero();
+		for (int threads : DecisionBenchmark.THREADS) {
+			for (PlanDecisions.Path path : PlanDecisions.Path.values()) {
+				assertThat(results.plans.of(path, threads)).hasSize(SETTINGS.runs())
+					.allSatisfy((measurement) -> assertThat(measurement.decisions()).isPositive());
+			}
+			assertThat(results.plans.ratio(PlanDecisions.Path.OVERRIDE, threads).median()).isPositive();
+		}
+		assertThat(results.plans.errors()).isZero();
 		for (Algorithm algorithm : Algorithm.values()) {
 			for (Kind kind : List.of(Kind.OURS, Kind.PLAIN_LETTUCE)) {
 				assertThat(results.decisions.usecPerScriptCall(kind, algorithm).median()).isPositive();
@@ -98,7 +106,8 @@ class BenchmarksSmokeTests {
 				"bucket4j", "redis-benchmark", "wrk");
 		String markdown = new BenchmarkReport(results, environment, SETTINGS).markdown();
 		assertThat(markdown).contains("| ours, token-bucket |", "| plain Lettuce, our script, gcra |",
-				"| Bucket4j (Lettuce CAS) |", "| deny cache |", "## What the misses mean");
+				"| Bucket4j (Lettuce CAS) |", "| deny cache |",
+				"| two plans and a PlanResolver / plain policy |", "| override in force |", "## What the misses mean");
 		Path chart = docs.resolve("benchmarks-throughput.png");
 		ThroughputChart.write(BenchmarkReport.chartSeries(results), chart);
 		assertThat(Files.size(chart)).isPositive();

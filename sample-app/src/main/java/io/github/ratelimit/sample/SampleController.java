@@ -11,9 +11,9 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * The sample's API: {@code /api/hello} is limited by the servlet filter (policy {@code hello} has paths),
- * {@code /api/orders} by {@link RateLimited @RateLimited}, {@code /api/unlimited} by nothing, and
- * {@code /api/account}, which needs HTTP Basic, by the filter before and after Spring Security (policies
- * {@code account-guard} and {@code account}).
+ * {@code /api/orders} by {@link RateLimited @RateLimited} (per API key, on plan {@code free} or {@code pro}),
+ * {@code /api/unlimited} by nothing, and {@code /api/account}, which needs HTTP Basic, by the filter before and after
+ * Spring Security (policies {@code account-guard} and {@code account}).
  */
 @RestController
 @RequestMapping("/api")

@@ -2,6 +2,7 @@ package io.github.ratelimit.sample;
 
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.http.HttpMethod;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.config.annotation.web.configurers.AbstractHttpConfigurer;
 import org.springframework.security.config.http.SessionCreationPolicy;
@@ -13,24 +14,33 @@ import org.springframework.security.web.SecurityFilterChain;
 import static org.springframework.security.config.Customizer.withDefaults;
 
 /**
- * HTTP Basic on {@code /api/account/**} for the users {@code alice} and {@code bob}; everything else stays open to
- * anonymous requests.
+ * HTTP Basic on {@code /api/account/**} for the users {@code alice} and {@code bob}, and on the writes of the
+ * {@code ratelimits} endpoint (resetting a client, setting or removing an override) for the operator {@code admin};
+ * everything else, the endpoint's reads included, stays open to anonymous requests.
  */
 @Configuration(proxyBeanMethods = false)
 class SecurityConfiguration {
+
+	private static final String RATELIMITS_ENDPOINT = "/actuator/ratelimits/**";
+
+	private static final String OPERATOR = "OPERATOR";
 
 	@Bean
 	SecurityFilterChain securityFilterChain(HttpSecurity http) {
 		return http
 			.authorizeHttpRequests((requests) -> requests.requestMatchers("/api/account/**")
 				.authenticated()
+				.requestMatchers(HttpMethod.POST, RATELIMITS_ENDPOINT)
+				.hasRole(OPERATOR)
+				.requestMatchers(HttpMethod.DELETE, RATELIMITS_ENDPOINT)
+				.hasRole(OPERATOR)
 				.anyRequest()
 				.permitAll())
 			.httpBasic(withDefaults())
 			.sessionManagement((sessions) -> sessions.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
 			// CSRF protection defends the session cookie a browser sends by itself; this API keeps no session, and its
-			// clients (curl, scripts, other services, the DELETE of /actuator/ratelimits) send their credentials on
-			// each request. An application that serves browsers keeps it on.
+			// clients (curl, scripts, other services, the POST and DELETE of /actuator/ratelimits) send their
+			// credentials on each request. An application that serves browsers keeps it on.
 			.csrf(AbstractHttpConfigurer::disable)
 			.build();
 	}
@@ -43,7 +53,8 @@ class SecurityConfiguration {
 	UserDetailsService users() {
 		return new InMemoryUserDetailsManager(
 				User.withUsername("alice").password("{noop}alice-password").roles("USER").build(),
-				User.withUsername("bob").password("{noop}bob-password").roles("USER").build());
+				User.withUsername("bob").password("{noop}bob-password").roles("USER").build(),
+				User.withUsername("admin").password("{noop}admin-password").roles(OPERATOR).build());
 	}
 
 }

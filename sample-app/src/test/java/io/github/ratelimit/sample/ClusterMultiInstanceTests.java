@@ -47,7 +47,7 @@ class ClusterMultiInstanceTests {
 		cluster = EmbeddedRedisCluster.start(3);
 		for (int i = 0; i < 3; i++) {
 			instances.add(RunningSample.start("spring.data.redis.cluster.nodes=" + cluster.nodes(),
-					"ratelimit.key-prefix=" + KEY_PREFIX, "ratelimit.policies.orders.limits=100/1d,1000/7d",
+					"ratelimit.key-prefix=" + KEY_PREFIX, "ratelimit.policies.orders.plans.free.limits=100/1d,1000/7d",
 					// every request comes from one address: the per-IP limit must not bind before the API key's
 					"ratelimit.policies.orders-ip.limits=10000/1h"));
 		}

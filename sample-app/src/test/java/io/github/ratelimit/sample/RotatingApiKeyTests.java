@@ -22,10 +22,10 @@ class RotatingApiKeyTests {
 	private static final String KEY_PREFIX = "rotating-api-key-tests-" + UUID.randomUUID();
 
 	@Test
-	void shippedOrdersIpPolicyLimitsOrdersPerClientIpToThirtyAMinute() {
+	void shippedOrdersIpPolicyLimitsOrdersPerClientIpAboveTheProPlan() {
 		try (RunningSample sample = RunningSample.start("ratelimit.key-prefix=" + KEY_PREFIX)) {
 			PolicyDefinition ordersIp = sample.bean(RateLimitRegistry.class).find("orders-ip").orElseThrow();
-			assertThat(ordersIp.policy().limits()).containsExactly(Limit.parse("30/1m"));
+			assertThat(ordersIp.policy().limits()).containsExactly(Limit.parse("120/1m"));
 			assertThat(ordersIp.keyStrategy()).isEqualTo("ip");
 			assertThat(ordersIp.paths()).map(PathPattern::getPatternString).containsExactly("/api/orders");
 		}
@@ -33,7 +33,7 @@ class RotatingApiKeyTests {
 
 	@Test
 	void oneClientRotatingApiKeysIsRefusedAtItsIpLimit() {
-		// the shipped capacity over an hour, so that no permit comes back while the test runs
+		// a capacity over an hour, so that no permit comes back while the test runs
 		try (RunningSample sample = RunningSample.start("ratelimit.key-prefix=" + KEY_PREFIX + "-rotating",
 				"ratelimit.policies.orders-ip.limits=30/1h")) {
 			for (int i = 0; i < 30; i++) {

@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * enough that no permit is refilled while a test runs, so counts are exact however slow the machine.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = { "sample.embedded-redis=never",
-		"ratelimit.policies.hello.limits=5/1h", "ratelimit.policies.orders.limits=10/1h",
+		"ratelimit.policies.hello.limits=5/1h", "ratelimit.policies.orders.plans.free.limits=10/1h",
 		"ratelimit.policies.orders-ip.limits=30/1h" })
 @AutoConfigureRestTestClient
 class SampleApplicationTests {
@@ -95,7 +95,7 @@ class SampleApplicationTests {
 		for (int remaining = 9; remaining >= 0; remaining--) {
 			this.client.get().uri("/api/orders").header("X-Api-Key", apiKey).exchange()
 				.expectStatus().isOk()
-				.expectHeader().valueEquals("RateLimit-Policy", "\"orders\";q=10;w=3600")
+				.expectHeader().valueEquals("RateLimit-Policy", "\"orders-free\";q=10;w=3600")
 				.expectHeader().valueEquals("X-RateLimit-Remaining", remaining)
 				.expectBody().jsonPath("$.orders").isArray();
 		}
@@ -104,7 +104,7 @@ class SampleApplicationTests {
 			// a token bucket of 10/1h gains a permit every 360 s, counted from the first request
 			.expectHeader()
 			.value("Retry-After", (seconds) -> assertThat(Long.parseLong(seconds)).isBetween(240L, 360L))
-			.expectHeader().valueMatches("RateLimit", "\"orders\";r=0;t=(2[4-9][0-9]|3[0-5][0-9]|360)")
+			.expectHeader().valueMatches("RateLimit", "\"orders-free\";r=0;t=(2[4-9][0-9]|3[0-5][0-9]|360)")
 			.expectHeader().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON)
 			.expectBody()
 			.jsonPath("$.type").isEqualTo(QUOTA_EXCEEDED)

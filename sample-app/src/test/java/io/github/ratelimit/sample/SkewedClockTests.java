@@ -138,7 +138,7 @@ class SkewedClockTests {
 				started.add(ShiftedClockSample.start(offset, backend, "ratelimit.key-prefix=" + prefix,
 						"ratelimit.policies.hello.limits=5/1m", "ratelimit.policies.hello.algorithm=fixed-window",
 						"ratelimit.policies.hello.key=header:X-Client",
-						"ratelimit.policies.orders.limits=100/1d,1000/7d",
+						"ratelimit.policies.orders.plans.free.limits=100/1d,1000/7d",
 						// every request comes from one address: the per-IP limit must not bind before the API key's
 						"ratelimit.policies.orders-ip.limits=10000/1h"));
 			}

@@ -13,8 +13,9 @@ import org.springframework.web.bind.annotation.RestController;
 /**
  * The sample's API, the same as the servlet sample's: {@code /api/hello} is limited by the WebFlux filter (policy
  * {@code hello} has paths), {@code /api/orders} by {@link RateLimited @RateLimited} when its {@link Mono} is
- * subscribed to, {@code /api/unlimited} by nothing, and {@code /api/account}, which needs HTTP Basic, by the filter
- * before and after Spring Security (policies {@code account-guard} and {@code account}).
+ * subscribed to (per API key, on plan {@code free} or {@code pro}), {@code /api/unlimited} by nothing, and
+ * {@code /api/account}, which needs HTTP Basic, by the filter before and after Spring Security (policies
+ * {@code account-guard} and {@code account}).
  */
 @RestController
 @RequestMapping("/api")

@@ -65,7 +65,7 @@ class MultiInstanceTests {
 		List<RunningSample> instances = new ArrayList<>();
 		for (int i = 0; i < 3; i++) {
 			instances.add(RunningSample.start("ratelimit.key-prefix=" + KEY_PREFIX, backend,
-					"ratelimit.policies.hello.limits=5/1h", "ratelimit.policies.orders.limits=10/1h",
+					"ratelimit.policies.hello.limits=5/1h", "ratelimit.policies.orders.plans.free.limits=10/1h",
 					ORDERS_IP_OUT_OF_THE_WAY));
 		}
 		return instances;

@@ -22,14 +22,17 @@ class SampleConfigurationTests {
 	private static final String KEY_PREFIX = "sample-webflux-configuration-tests-" + UUID.randomUUID();
 
 	@Test
-	void shippedPoliciesAreHelloFivePerTenSecondsOrdersTenPerMinuteAndOrdersIpThirtyPerMinute() {
+	void shippedPoliciesAreHelloFivePerTenSecondsOrdersTenPerMinuteOnFreeAndHundredOnPro() {
 		try (RunningSample sample = RunningSample.start("ratelimit.key-prefix=" + KEY_PREFIX)) {
 			sample.client().get().uri("/api/hello").exchange()
 				.expectStatus().isOk()
 				.expectHeader().valueEquals("RateLimit-Policy", "\"hello\";q=5;w=10");
 			sample.client().get().uri("/api/orders").header("X-Api-Key", "key-" + UUID.randomUUID()).exchange()
 				.expectStatus().isOk()
-				.expectHeader().valueEquals("RateLimit-Policy", "\"orders\";q=10;w=60");
+				.expectHeader().valueEquals("RateLimit-Policy", "\"orders-free\";q=10;w=60");
+			sample.client().get().uri("/api/orders").header("X-Api-Key", "pro-" + UUID.randomUUID()).exchange()
+				.expectStatus().isOk()
+				.expectHeader().valueEquals("RateLimit-Policy", "\"orders-pro\";q=100;w=60");
 			sample.client().get().uri("/api/unlimited").exchange()
 				.expectStatus().isOk()
 				.expectHeader().doesNotExist("RateLimit-Policy");
@@ -39,19 +42,20 @@ class SampleConfigurationTests {
 	@Test
 	void policyValuesCanBeOverriddenOnTheCommandLine() {
 		try (RunningSample sample = RunningSample.start("ratelimit.key-prefix=" + KEY_PREFIX,
-				"ratelimit.policies.hello.limits=100/1h", "ratelimit.policies.orders.limits=3/1d,20/1h")) {
+				"ratelimit.policies.hello.limits=100/1h", "ratelimit.policies.orders.plans.free.limits=3/1d,20/1h")) {
 			sample.client().get().uri("/api/hello").exchange()
 				.expectStatus().isOk()
 				.expectHeader().valueEquals("RateLimit-Policy", "\"hello\";q=100;w=3600");
 			sample.client().get().uri("/api/orders").header("X-Api-Key", "key-" + UUID.randomUUID()).exchange()
 				.expectStatus().isOk()
-				.expectHeader().valueEquals("RateLimit-Policy", "\"orders-1d\";q=3;w=86400, \"orders-1h\";q=20;w=3600");
+				.expectHeader()
+				.valueEquals("RateLimit-Policy", "\"orders-free-1d\";q=3;w=86400, \"orders-free-1h\";q=20;w=3600");
 		}
 	}
 
 	@Test
 	void oneClientRotatingApiKeysIsRefusedAtItsIpLimit() {
-		// the shipped capacity of orders-ip over an hour, so that no permit comes back while the test runs
+		// a capacity of orders-ip over an hour, so that no permit comes back while the test runs
 		try (RunningSample sample = RunningSample.start("ratelimit.key-prefix=" + KEY_PREFIX + "-rotating",
 				"ratelimit.policies.orders-ip.limits=30/1h")) {
 			for (int i = 0; i < 30; i++) {

@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * exact however slow the machine.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = { "sample.embedded-redis=never",
-		"ratelimit.policies.hello.limits=5/1h", "ratelimit.policies.orders.limits=10/1h",
+		"ratelimit.policies.hello.limits=5/1h", "ratelimit.policies.orders.plans.free.limits=10/1h",
 		"ratelimit.policies.orders-ip.limits=30/1h" })
 class SampleWebFluxApplicationTests {
 
@@ -103,7 +103,7 @@ class SampleWebFluxApplicationTests {
 		for (int remaining = 9; remaining >= 0; remaining--) {
 			this.client.get().uri("/api/orders").header("X-Api-Key", apiKey).exchange()
 				.expectStatus().isOk()
-				.expectHeader().valueEquals("RateLimit-Policy", "\"orders\";q=10;w=3600")
+				.expectHeader().valueEquals("RateLimit-Policy", "\"orders-free\";q=10;w=3600")
 				.expectHeader().valueEquals("X-RateLimit-Remaining", Integer.toString(remaining))
 				.expectBody().jsonPath("$.orders").isArray();
 		}
@@ -112,7 +112,7 @@ class SampleWebFluxApplicationTests {
 			// a token bucket of 10/1h gains a permit every 360 s, counted from the first request
 			.expectHeader()
 			.value("Retry-After", (seconds) -> assertThat(Long.parseLong(seconds)).isBetween(240L, 360L))
-			.expectHeader().valueMatches("RateLimit", "\"orders\";r=0;t=(2[4-9][0-9]|3[0-5][0-9]|360)")
+			.expectHeader().valueMatches("RateLimit", "\"orders-free\";r=0;t=(2[4-9][0-9]|3[0-5][0-9]|360)")
 			.expectHeader().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON)
 			.expectBody()
 			.jsonPath("$.type").isEqualTo(QUOTA_EXCEEDED)

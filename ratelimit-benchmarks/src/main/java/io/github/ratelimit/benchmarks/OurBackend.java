@@ -1,0 +1,46 @@
+package io.github.ratelimit.benchmarks;
+
+import java.time.Duration;
+
+import io.github.ratelimit.redis.RedisRateLimiterBackend;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * Our Redis backend on a Lettuce connection factory as Spring Boot configures it: one native connection shared by
+ * every thread, so Lettuce pipelines their commands. Started (connected, scripts loaded) once constructed.
+ */
+final class OurBackend implements AutoCloseable {
+
+	private final LettuceConnectionFactory connectionFactory;
+
+	private final RedisRateLimiterBackend backend;
+
+	OurBackend(OwnRedis redis) {
+		this.connectionFactory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(redis.host(), redis.port()));
+		this.connectionFactory.afterPropertiesSet();
+		this.connectionFactory.start();
+		this.backend = new RedisRateLimiterBackend(this.connectionFactory, OurLimiter.KEY_PREFIX,
+				Duration.ofSeconds(5));
+		try {
+			this.backend.start();
+		}
+		catch (RuntimeException ex) {
+			close();
+			throw ex;
+		}
+	}
+
+	RedisRateLimiterBackend backend() {
+		return this.backend;
+	}
+
+	@Override
+	public void close() {
+		this.backend.close();
+		this.connectionFactory.destroy();
+	}
+
+}

@@ -1,0 +1,254 @@
+package io.github.ratelimit.benchmarks;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.ToDoubleBiFunction;
+
+import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.core.Limit;
+import io.github.ratelimit.core.Policy;
+import io.github.ratelimit.core.override.InMemoryClientOverrides;
+import io.github.ratelimit.core.resilience.CircuitBreaker;
+import io.github.ratelimit.core.resilience.DenyCache;
+import io.github.ratelimit.redis.RedisRateLimiterBackend;
+import io.github.ratelimit.spring.FailureMode;
+import io.github.ratelimit.spring.OverriddenPolicies;
+import io.github.ratelimit.spring.PlanResolver;
+import io.github.ratelimit.spring.PolicyDefinition;
+import io.github.ratelimit.spring.PolicyPlans;
+import io.github.ratelimit.spring.RateLimitEnforcer;
+import io.github.ratelimit.spring.RateLimitOutcome;
+
+/**
+ * Decisions per second of the enforcer path (what the servlet filter calls: the client's plan, then
+ * {@link RateLimitEnforcer#enforce}) for a plain policy, a policy with two plans picked by a {@link PlanResolver}, and
+ * clients with an override in force, side by side on one enforcer and one Redis backend, as the starter wires them.
+ * The overrides are the in-memory store's ({@code InMemoryClientOverrides}): a decision reads an override locally
+ * whatever the store, so the store's writes and refreshes are not on this path.
+ */
+final class PlanDecisions {
+
+	/** Every limit is out of the load's reach, as in the decision benchmarks, so that every decision is admitted. */
+	private static final String FREE = OurLimiter.LIMIT;
+
+	private static final String PRO = "200000/100d";
+
+	private static final String OVERRIDE = "300000/100d";
+
+	private PlanDecisions() {
+	}
+
+	/**
+	 * Measures the three paths, in an order that rotates from run to run.
+	 * @param server the Redis server
+	 * @param admin an admin connection to it
+	 * @param load the timed loop
+	 * @param threads the client threads of each cell
+	 * @param runs how many times every cell is measured
+	 * @param prime whether every client's keys are written once before anything is measured
+	 * @param log progress
+	 * @return every measurement
+	 */
+	static Result measure(OwnRedis server, RedisAdmin admin, DecisionLoad load, List<Integer> threads, int runs,
+			boolean prime, Consumer<String> log) {
+		try (OurBackend ours = new OurBackend(server)) {
+			RedisRateLimiterBackend backend = ours.backend();
+			String[] clients = OurLimiter.clients();
+			InMemoryClientOverrides overrides = new InMemoryClientOverrides(Clock.systemUTC(), clients.length);
+			RateLimitEnforcer enforcer = new RateLimitEnforcer(List.of(), backend, new CircuitBreaker(),
+					new DenyCache(DenyCache.DEFAULT_MAXIMUM_CLIENTS, DenyCache.DEFAULT_MAX_AGE), 1);
+			enforcer.applyOverrides(new OverriddenPolicies(overrides, backend, clients.length));
+			PolicyDefinition planned = withPlans(backend, clients);
+			PolicyDefinition overridden = plain(backend, "overridden", FREE);
+			for (String client : clients) {
+				overrides.set(overridden.name(), client, List.of(Limit.parse(OVERRIDE)), null, "benchmark");
+			}
+			decidedUnder(enforcer, planned, clients[0], "pro");
+			decidedUnder(enforcer, planned, clients[1], "free");
+			decidedUnder(enforcer, overridden, clients[0], OverriddenPolicies.PLAN);
+			Map<Path, Contender> paths = new EnumMap<>(Path.class);
+			paths.put(Path.PLAIN, new Enforced(enforcer, plain(backend, "plain", FREE), clients));
+			paths.put(Path.PLANS, new Enforced(enforcer, planned, clients));
+			paths.put(Path.OVERRIDE, new Enforced(enforcer, overridden, clients));
+			if (prime) {
+				log.accept("plans and overrides: writing every client's keys once");
+				paths.values().forEach(DecisionBenchmark::prime);
+			}
+			Result result = new Result(threads);
+			for (int run = 0; run < runs; run++) {
+				for (int threadCount : threads) {
+					List<Path> order = new ArrayList<>(List.of(Path.values()));
+					Collections.rotate(order, -run);
+					for (Path path : order) {
+						log.accept("run " + (run + 1) + "/" + runs + ": enforcer, " + path.label() + ", "
+								+ MissNotes.threads(threadCount));
+						result.add(path, threadCount, load.run(paths.get(path), threadCount, admin));
+					}
+				}
+			}
+			return result;
+		}
+	}
+
+	/**
+	 * Fails the benchmark unless a client is decided under the plan it is meant to measure.
+	 */
+	private static void decidedUnder(RateLimitEnforcer enforcer, PolicyDefinition policy, String client,
+			String plan) {
+		String decided = enforcer.definitionFor(policy, client, null).plan();
+		if (!plan.equals(decided)) {
+			throw new IllegalStateException("Client " + client + " of policy '" + policy.name()
+					+ "' is decided under plan '" + decided + "', not '" + plan + "': the benchmark would measure "
+					+ "another path");
+		}
+	}
+
+	private static PolicyDefinition plain(RedisRateLimiterBackend backend, String name, String limit) {
+		return definition(backend, Policy.of(name, Algorithm.TOKEN_BUCKET, limit), PolicyPlans.none());
+	}
+
+	/**
+	 * A policy with plans {@code free} (the default) and {@code pro}, every other client on each, picked by a resolver
+	 * that looks the client up in a map, as one that caches a customer table would.
+	 */
+	private static PolicyDefinition withPlans(RedisRateLimiterBackend backend, String[] clients) {
+		Map<String, String> planOfClient = new HashMap<>();
+		for (int i = 0; i < clients.length; i++) {
+			planOfClient.put(clients[i], (i % 2 == 0) ? "pro" : "free");
+		}
+		PlanResolver resolver = (key, request) -> planOfClient.get(key);
+		Policy policy = Policy.of("planned", Algorithm.TOKEN_BUCKET, FREE);
+		Map<String, PolicyDefinition> plans = new LinkedHashMap<>();
+		plans.put("free", definition(backend, policy.withPlan("free", Algorithm.TOKEN_BUCKET, List.of(Limit.parse(FREE))),
+				PolicyPlans.none()));
+		plans.put("pro", definition(backend, policy.withPlan("pro", Algorithm.TOKEN_BUCKET, List.of(Limit.parse(PRO))),
+				PolicyPlans.none()));
+		PolicyDefinition free = plans.get("free");
+		return definition(backend, free.policy(), PolicyPlans.of(resolver, plans, "free"));
+	}
+
+	private static PolicyDefinition definition(RedisRateLimiterBackend backend, Policy policy, PolicyPlans plans) {
+		return new PolicyDefinition(policy, backend.create(policy), "ip", (request) -> null, List.of(), List.of(),
+				Set.of(), 1, FailureMode.OPEN, false, plans);
+	}
+
+	/**
+	 * The paths measured.
+	 */
+	enum Path {
+
+		/** A policy without plans, no client overridden. */
+		PLAIN("plain policy"),
+
+		/** A policy with two plans, a {@link PlanResolver} picking each client's. */
+		PLANS("two plans and a PlanResolver"),
+
+		/** A policy without plans, every client with an override in force. */
+		OVERRIDE("override in force");
+
+		private final String label;
+
+		Path(String label) {
+			this.label = label;
+		}
+
+		String label() {
+			return this.label;
+		}
+
+	}
+
+	/**
+	 * One path as the filter takes it: the client's plan, then the enforcer.
+	 */
+	private record Enforced(RateLimitEnforcer enforcer, PolicyDefinition policy, String[] clients)
+			implements Contender {
+
+		@Override
+		public boolean decide(int client) {
+			String key = this.clients[client];
+			PolicyDefinition plan = this.policy.planFor(key, null);
+			return this.enforcer.enforce(plan, key, plan.cost()).kind() == RateLimitOutcome.Kind.ALLOWED;
+		}
+
+		@Override
+		public void close() {
+		}
+
+		@Override
+		public String toString() {
+			return "enforcer, " + this.policy.name();
+		}
+
+	}
+
+	/**
+	 * Every measurement, per path and thread count in run order.
+	 */
+	static final class Result {
+
+		private final List<Integer> threads;
+
+		private final Map<Path, Map<Integer, List<Measurement>>> measurements = new EnumMap<>(Path.class);
+
+		Result(List<Integer> threads) {
+			this.threads = List.copyOf(threads);
+		}
+
+		void add(Path path, int threads, Measurement measurement) {
+			this.measurements.computeIfAbsent(path, (key) -> new LinkedHashMap<>())
+				.computeIfAbsent(threads, (key) -> new ArrayList<>())
+				.add(measurement);
+		}
+
+		List<Integer> threads() {
+			return this.threads;
+		}
+
+		List<Measurement> of(Path path, int threads) {
+			return this.measurements.getOrDefault(path, Map.of()).getOrDefault(threads, List.of());
+		}
+
+		Spread rate(Path path, int threads) {
+			return Spread.of(of(path, threads).stream().map(Measurement::perSecond).toList());
+		}
+
+		Spread clientCpuMicros(Path path, int threads) {
+			return Spread.of(of(path, threads).stream().map(Measurement::clientCpuMicrosPerDecision).toList());
+		}
+
+		/**
+		 * A path's decisions per second over the plain policy's, taken run by run.
+		 */
+		Spread ratio(Path path, int threads) {
+			return ratio(path, threads, (top, bottom) -> top.perSecond() / bottom.perSecond());
+		}
+
+		/**
+		 * The same ratio per client CPU-second: what it would be had both had the same CPU time.
+		 */
+		Spread cpuRatio(Path path, int threads) {
+			return ratio(path, threads,
+					(top, bottom) -> bottom.clientCpuMicrosPerDecision() / top.clientCpuMicrosPerDecision());
+		}
+
+		private Spread ratio(Path path, int threads, ToDoubleBiFunction<Measurement, Measurement> ratio) {
+			return Measurement.ratios(of(path, threads), of(Path.PLAIN, threads), ratio);
+		}
+
+		long errors() {
+			return this.measurements.values().stream().flatMap((cells) -> cells.values().stream())
+				.flatMap(List::stream).mapToLong(Measurement::errors).sum();
+		}
+
+	}
+
+}
