@@ -37,6 +37,10 @@ final class OurBackend implements AutoCloseable {
 		return this.backend;
 	}
 
+	LettuceConnectionFactory connectionFactory() {
+		return this.connectionFactory;
+	}
+
 	@Override
 	public void close() {
 		this.backend.close();

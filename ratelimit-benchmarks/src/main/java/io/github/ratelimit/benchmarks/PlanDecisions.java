@@ -1,6 +1,6 @@
 package io.github.ratelimit.benchmarks;
 
-import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -15,9 +15,9 @@ import java.util.function.ToDoubleBiFunction;
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.Policy;
-import io.github.ratelimit.core.override.InMemoryClientOverrides;
 import io.github.ratelimit.core.resilience.CircuitBreaker;
 import io.github.ratelimit.core.resilience.DenyCache;
+import io.github.ratelimit.redis.RedisClientOverrides;
 import io.github.ratelimit.redis.RedisRateLimiterBackend;
 import io.github.ratelimit.spring.FailureMode;
 import io.github.ratelimit.spring.OverriddenPolicies;
@@ -27,12 +27,14 @@ import io.github.ratelimit.spring.PolicyPlans;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitOutcome;
 
+import org.springframework.data.redis.core.StringRedisTemplate;
+
 /**
  * Decisions per second of the enforcer path (what the servlet filter calls: the client's plan, then
  * {@link RateLimitEnforcer#enforce}) for a plain policy, a policy with two plans picked by a {@link PlanResolver}, and
  * clients with an override in force, side by side on one enforcer and one Redis backend, as the starter wires them.
- * The overrides are the in-memory store's ({@code InMemoryClientOverrides}): a decision reads an override locally
- * whatever the store, so the store's writes and refreshes are not on this path.
+ * The overrides are the Redis store's ({@code RedisClientOverrides}, polling every 500 ms as shipped): a decision reads
+ * this instance's copy, so the store's writes and refreshes are not on the decision's path.
  */
 final class PlanDecisions {
 
@@ -62,15 +64,12 @@ final class PlanDecisions {
 		try (OurBackend ours = new OurBackend(server)) {
 			RedisRateLimiterBackend backend = ours.backend();
 			String[] clients = OurLimiter.clients();
-			InMemoryClientOverrides overrides = new InMemoryClientOverrides(Clock.systemUTC(), clients.length);
+			PolicyDefinition overridden = plain(backend, "overridden", FREE);
+			RedisClientOverrides overrides = overrides(ours, overridden.name(), clients);
 			RateLimitEnforcer enforcer = new RateLimitEnforcer(List.of(), backend, new CircuitBreaker(),
 					new DenyCache(DenyCache.DEFAULT_MAXIMUM_CLIENTS, DenyCache.DEFAULT_MAX_AGE), 1);
 			enforcer.applyOverrides(new OverriddenPolicies(overrides, backend, clients.length));
 			PolicyDefinition planned = withPlans(backend, clients);
-			PolicyDefinition overridden = plain(backend, "overridden", FREE);
-			for (String client : clients) {
-				overrides.set(overridden.name(), client, List.of(Limit.parse(OVERRIDE)), null, "benchmark");
-			}
 			decidedUnder(enforcer, planned, clients[0], "pro");
 			decidedUnder(enforcer, planned, clients[1], "free");
 			decidedUnder(enforcer, overridden, clients[0], OverriddenPolicies.PLAN);
@@ -94,8 +93,28 @@ final class PlanDecisions {
 					}
 				}
 			}
+			overrides.close();
 			return result;
 		}
+	}
+
+	/**
+	 * The Redis store of overrides, as the starter wires it (polled every 500 ms), holding an override of every client:
+	 * written into its hash in one command, as many operator requests would have left it, then loaded.
+	 */
+	private static RedisClientOverrides overrides(OurBackend ours, String policy, String[] clients) {
+		RedisClientOverrides overrides = new RedisClientOverrides(ours.connectionFactory(), OurLimiter.KEY_PREFIX,
+				Duration.ofMillis(500), clients.length);
+		Map<String, String> entries = new LinkedHashMap<>();
+		String setAt = Long.toString(System.currentTimeMillis());
+		for (String client : clients) {
+			entries.put(policy.length() + ":" + policy + client, OVERRIDE + "|0|" + setAt + "|benchmark");
+		}
+		entries.put("#version", "1");
+		StringRedisTemplate redis = new StringRedisTemplate(ours.connectionFactory());
+		redis.opsForHash().putAll(overrides.key(), entries);
+		overrides.start(Duration.ofSeconds(5));
+		return overrides;
 	}
 
 	/**
@@ -132,7 +151,7 @@ final class PlanDecisions {
 		plans.put("pro", definition(backend, policy.withPlan("pro", Algorithm.TOKEN_BUCKET, List.of(Limit.parse(PRO))),
 				PolicyPlans.none()));
 		PolicyDefinition free = plans.get("free");
-		return definition(backend, free.policy(), PolicyPlans.of(resolver, plans, "free"));
+		return definition(backend, free.policy(), PolicyPlans.of("bean:planOfClient", resolver, plans, "free"));
 	}
 
 	private static PolicyDefinition definition(RedisRateLimiterBackend backend, Policy policy, PolicyPlans plans) {
