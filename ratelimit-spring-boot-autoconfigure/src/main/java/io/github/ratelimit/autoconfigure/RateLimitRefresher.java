@@ -76,7 +76,7 @@ final class RateLimitRefresher {
 		this.describer = describer;
 		this.annotated = annotated;
 		this.applied = describe(registry.policies().stream().filter((policy) -> registry.isConfigured(policy.name()))
-			.toList(), startup.getPolicies());
+			.toList());
 	}
 
 	/**
@@ -130,7 +130,7 @@ final class RateLimitRefresher {
 		}
 		AppliedPolicies.requireEveryPolicyApplied(candidate,
 				(annotations != null) ? annotations.policyNames() : Set.of());
-		Map<String, String> described = describe(policies, settings);
+		Map<String, String> described = describe(policies);
 		String changes = changes(this.applied, described);
 		if (changes.isEmpty()) {
 			logger.info("Rate limit configuration refreshed, no policy changed");
@@ -146,21 +146,13 @@ final class RateLimitRefresher {
 		return true;
 	}
 
-	private Map<String, String> describe(List<PolicyDefinition> policies,
-			Map<String, RateLimitProperties.Policy> settings) {
+	/**
+	 * Each policy as the start-up line describes it (plans included), to tell which a refresh changed.
+	 */
+	private Map<String, String> describe(List<PolicyDefinition> policies) {
 		Map<String, String> described = new LinkedHashMap<>();
 		for (PolicyDefinition policy : policies) {
-			String description = this.describer.describe(policy);
-			if (!policy.plans().isEmpty()) {
-				RateLimitProperties.Policy policySettings = settings.get(policy.name());
-				description += " plans " + policy.plans().all().stream()
-					.map((plan) -> plan.plan() + " " + plan.policy().limits() + " " + plan.policy().algorithm().id()
-							+ " cost " + plan.cost())
-					.collect(Collectors.joining(", ", "[", "]"))
-						+ " by " + ((policySettings != null) ? policySettings.getPlan() : "?")
-						+ " default " + policy.plan();
-			}
-			described.put(policy.name(), description);
+			described.put(policy.name(), this.describer.describe(policy));
 		}
 		return described;
 	}

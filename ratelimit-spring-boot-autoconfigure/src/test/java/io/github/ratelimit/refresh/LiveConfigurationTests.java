@@ -83,7 +83,8 @@ class LiveConfigurationTests {
 				"ratelimit.policies.plans.plan=expr:#key.startsWith('pro-') ? 'pro' : 'free'",
 				"ratelimit.policies.plans.default-plan=free", "ratelimit.policies.plans.plans.free.limits=1/1m",
 				"ratelimit.policies.plans.plans.pro.limits=3/1m");
-		assertThat(output).contains("added plans (1/1m").doesNotContain("changed api");
+		assertThat(output).contains("added plans (plan expr:", "plans free (1/1m, token-bucket, default), pro (3/1m")
+			.doesNotContain("changed api");
 		assertAdmitted("/plans/1", "pro-a", 3);
 		assertAdmitted("/plans/1", "b", 1);
 		assertThat(this.app.get("/plans/1", "X-Client", "pro-a").headers().firstValue("RateLimit-Policy"))

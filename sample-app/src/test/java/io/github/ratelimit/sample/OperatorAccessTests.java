@@ -16,7 +16,7 @@ class OperatorAccessTests {
 
 	private static final String OVERRIDE = "/actuator/ratelimits/orders/key-1/override";
 
-	private static final String OVERRIDE_BODY = "{\"limits\": [\"1000/1m\"], \"expiresIn\": \"10m\"}";
+	private static final String OVERRIDE_BODY = "{\"limits\": \"1000/1m\", \"expiresIn\": \"10m\"}";
 
 	private static RunningSample sample;
 
