@@ -1,13 +1,13 @@
 package io.github.ratelimit.spring;
 
+import java.util.Map;
+
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanNotOfRequiredTypeException;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
-import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.spel.standard.SpelExpression;
-import org.springframework.expression.spel.support.SimpleEvaluationContext;
 
 /**
  * The plan strategies of configuration: {@code bean:<PlanResolver bean>} and {@code expr:<SpEL>}, evaluated like an
@@ -55,16 +55,9 @@ public final class PlanResolvers {
 	private static PlanResolver expression(String strategy, String source) {
 		SpelExpression expression = RequestKeyResolvers.parse(strategy, source);
 		return (key, request) -> {
-			Object nativeRequest = (request != null) ? request.nativeRequest() : null;
-			EvaluationContext context = SimpleEvaluationContext.forReadOnlyDataBinding()
-				.withInstanceMethods()
-				.withRootObject(nativeRequest)
-				.build();
-			context.setVariable("request", nativeRequest);
-			context.setVariable("key", key);
 			try {
-				Object value = expression.getValue(context);
-				return (value != null) ? value.toString() : null;
+				return RequestKeyResolvers.evaluate(expression, (request != null) ? request.nativeRequest() : null,
+						Map.of("key", key));
 			}
 			catch (RuntimeException ex) {
 				// SpEL rethrows what a method it calls throws as it is, not as an EvaluationException

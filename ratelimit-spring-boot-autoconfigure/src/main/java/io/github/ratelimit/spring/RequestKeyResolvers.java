@@ -1,6 +1,7 @@
 package io.github.ratelimit.spring;
 
 import java.security.Principal;
+import java.util.Map;
 import java.util.concurrent.CompletionStage;
 
 import org.apache.commons.logging.LogFactory;
@@ -10,7 +11,6 @@ import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanNotOfRequiredTypeException;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.expression.EvaluationContext;
-import org.springframework.expression.EvaluationException;
 import org.springframework.expression.ParseException;
 import org.springframework.expression.spel.SpelNode;
 import org.springframework.expression.spel.ast.Assign;
@@ -184,22 +184,36 @@ public final class RequestKeyResolvers {
 	private static KeyResolver expression(String strategy, String source) {
 		SpelExpression expression = parse(strategy, source);
 		return (request) -> {
-			Object nativeRequest = request.nativeRequest();
-			EvaluationContext context = SimpleEvaluationContext.forReadOnlyDataBinding()
-				.withInstanceMethods()
-				.withRootObject(nativeRequest)
-				.build();
-			context.setVariable("request", nativeRequest);
 			try {
-				Object value = expression.getValue(context);
-				return (value != null) ? value.toString() : null;
+				return evaluate(expression, request.nativeRequest(), Map.of());
 			}
-			catch (EvaluationException ex) {
+			catch (RuntimeException ex) {
 				failures.log(strategy, "Key strategy '" + strategy + "' failed on a request, counted under the client's "
-						+ "IP address instead: " + ex.getMessage());
+						+ "IP address instead: " + ex);
 				return null;
 			}
 		};
+	}
+
+	/**
+	 * Evaluates an {@code expr:} expression over a request: read-only, its instance methods callable, the request as
+	 * root and {@code #request}.
+	 * @param expression the expression, from {@link #parse(String, String)}
+	 * @param nativeRequest the stack's request, or {@code null} outside one
+	 * @param variables more variables, such as the client's {@code key}
+	 * @return the value as text, or {@code null}
+	 * @throws RuntimeException what evaluating throws: SpEL's errors, and as they are, those of a method it calls
+	 */
+	static @Nullable String evaluate(SpelExpression expression, @Nullable Object nativeRequest,
+			Map<String, Object> variables) {
+		EvaluationContext context = SimpleEvaluationContext.forReadOnlyDataBinding()
+			.withInstanceMethods()
+			.withRootObject(nativeRequest)
+			.build();
+		context.setVariable("request", nativeRequest);
+		variables.forEach(context::setVariable);
+		Object value = expression.getValue(context);
+		return (value != null) ? value.toString() : null;
 	}
 
 	/**

@@ -42,7 +42,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 				"ratelimit.policies.by-bean.key=bean:tenantKeyResolver",
 				"ratelimit.policies.by-failing-expr.paths=/failing-expr",
 				"ratelimit.policies.by-failing-expr.limits=1/1h",
-				"ratelimit.policies.by-failing-expr.key=expr:getHeader('X-Tenant').toLowerCase()" })
+				"ratelimit.policies.by-failing-expr.key=expr:getHeader('X-Tenant').toLowerCase()",
+				"ratelimit.policies.by-throwing-expr.paths=/throwing-expr",
+				"ratelimit.policies.by-throwing-expr.limits=1/1h",
+				"ratelimit.policies.by-throwing-expr.key=expr:getHeader('X-Tenant').substring(100)" })
 @AutoConfigureMockMvc
 @ExtendWith(OutputCaptureExtension.class)
 class RequestKeyStrategyTests {
@@ -171,6 +174,15 @@ class RequestKeyStrategyTests {
 		String tenant = "tenant-" + this.client;
 		assertAdmitted(get("/failing-expr").header("X-Tenant", tenant));
 		assertRefused(get("/failing-expr").header("X-Tenant", tenant.toUpperCase()));
+	}
+
+	@Test
+	void exprWhenAMethodItCallsThrowsShouldFallBackToTheClientAddress(CapturedOutput output) {
+		assertAdmitted(get("/throwing-expr").header("X-Tenant", "short"));
+		assertRefused(get("/throwing-expr").header("X-Tenant", "other"));
+		assertAdmitted(get("/throwing-expr").header("X-Tenant", "short").with(Clients.from(Clients.newAddress())));
+		assertThat(output).contains("Key strategy 'expr:getHeader('X-Tenant').substring(100)' failed on a request")
+			.contains("StringIndexOutOfBoundsException");
 	}
 
 	@Test
