@@ -135,7 +135,8 @@ public class RedisClientOverrides implements ClientOverrides, AutoCloseable {
 	public @Nullable ClientOverride find(String policy, String key) {
 		Map<String, ClientOverride> overrides = this.copy.get(policy);
 		ClientOverride override = (overrides != null) ? overrides.get(key) : null;
-		return (override != null && override.expiredAt(redisNow())) ? null : override;
+		return (override != null && override.expiresAt() != null && override.expiredAt(redisNow())) ? null
+				: override;
 	}
 
 	/**

@@ -27,6 +27,13 @@ public final class OverriddenPolicies {
 	private final Cache<Policy, PolicyDefinition> definitions;
 
 	/**
+	 * The definition each override in this instance's copy was last applied with, by the override's identity (the
+	 * store keeps one instance per override until it changes), so a decision of a client with an override builds
+	 * nothing; entries go with the overrides the store drops.
+	 */
+	private final Cache<ClientOverride, Applied> applied;
+
+	/**
 	 * Creates the applier.
 	 * @param overrides the overrides
 	 * @param backend the backend of the overrides' limiters
@@ -36,6 +43,7 @@ public final class OverriddenPolicies {
 		this.overrides = overrides;
 		this.backend = backend;
 		this.definitions = Caffeine.newBuilder().maximumSize(maximum).build();
+		this.applied = Caffeine.newBuilder().weakKeys().maximumSize(maximum).build();
 	}
 
 	/**
@@ -57,6 +65,18 @@ public final class OverriddenPolicies {
 		if (override == null) {
 			return policy;
 		}
+		Applied last = this.applied.getIfPresent(override);
+		if (last != null && last.plan() == policy) {
+			return last.definition();
+		}
+		PolicyDefinition definition = definition(policy, override);
+		if (definition != policy) {
+			this.applied.put(override, new Applied(policy, definition));
+		}
+		return definition;
+	}
+
+	private PolicyDefinition definition(PolicyDefinition policy, ClientOverride override) {
 		Policy overridden;
 		try {
 			overridden = policy.policy().withPlan(PLAN, policy.policy().algorithm(), override.limits());
@@ -69,6 +89,12 @@ public final class OverriddenPolicies {
 		return this.definitions.get(overridden, (limits) -> new PolicyDefinition(limits, this.backend.create(limits),
 				policy.keyStrategy(), policy.keyResolver(), policy.paths(), policy.excludePaths(), policy.methods(),
 				policy.cost(), policy.failureMode(), policy.shadow()));
+	}
+
+	/**
+	 * The definition an override was applied with, and the plan it was applied to.
+	 */
+	private record Applied(PolicyDefinition plan, PolicyDefinition definition) {
 	}
 
 	/**
