@@ -10,6 +10,8 @@ import java.util.Properties;
 
 import org.junit.jupiter.api.Test;
 
+import org.springframework.aot.hint.RuntimeHintsRegistrar;
+import org.springframework.beans.BeanUtils;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.core.annotation.MergedAnnotations;
@@ -18,14 +20,16 @@ import org.springframework.util.StringUtils;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests that every class this module registers in {@code META-INF} exists: a stale name there only fails in users'
- * applications.
+ * Tests that every class this module registers in {@code META-INF} (auto-configurations, Spring factories, AOT
+ * factories) exists: a stale name there only fails in users' applications.
  */
 class AutoConfigurationRegistrationTests {
 
 	private static final String IMPORTS = "META-INF/spring/" + AutoConfiguration.class.getName() + ".imports";
 
 	private static final String FACTORIES = "META-INF/spring.factories";
+
+	private static final String AOT_FACTORIES = "META-INF/spring/aot.factories";
 
 	@Test
 	void everyAutoConfigurationImportShouldLoad() throws Exception {
@@ -64,6 +68,21 @@ class AutoConfigurationRegistrationTests {
 		}
 		assertThat(factories.getProperty(FailureAnalyzer.class.getName()))
 			.contains(InvalidRateLimitConfigurationFailureAnalyzer.class.getName());
+	}
+
+	@Test
+	void everyAotFactoryShouldLoadAndImplementItsKey() throws Exception {
+		Properties factories = new Properties();
+		factories.load(new StringReader(read(AOT_FACTORIES)));
+		assertThat(factories.stringPropertyNames()).containsExactly(RuntimeHintsRegistrar.class.getName());
+		String[] names = StringUtils
+			.commaDelimitedListToStringArray(factories.getProperty(RuntimeHintsRegistrar.class.getName()));
+		assertThat(names).hasSize(4);
+		for (String name : names) {
+			Class<?> type = Class.forName(name.trim(), false, getClass().getClassLoader());
+			assertThat(RuntimeHintsRegistrar.class).isAssignableFrom(type);
+			assertThat(BeanUtils.instantiateClass(type)).isInstanceOf(RuntimeHintsRegistrar.class);
+		}
 	}
 
 	private static String read(String resource) throws IOException {

@@ -7,6 +7,7 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
+import org.springframework.aot.hint.annotation.Reflective;
 import org.springframework.core.annotation.AliasFor;
 
 /**
@@ -30,10 +31,14 @@ import org.springframework.core.annotation.AliasFor;
  * supertype. A policy named in several of these places is charged once per call. An annotation that can never be
  * enforced (on a private, static or final method, or a bean that is not proxied) stops start-up, naming the method.
  * As with every proxy-based annotation, a call from inside the bean itself is not limited.
+ * <p>
+ * {@link Reflective}, as {@code @Transactional} is: AOT processing registers the annotated methods of beans for
+ * reflection, so a native image finds the annotations and the parameter names that key and cost expressions use.
  */
 @Target({ ElementType.METHOD, ElementType.TYPE })
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
+@Reflective
 @Repeatable(RateLimited.List.class)
 public @interface RateLimited {
 
@@ -89,6 +94,7 @@ public @interface RateLimited {
 	@Target({ ElementType.METHOD, ElementType.TYPE })
 	@Retention(RetentionPolicy.RUNTIME)
 	@Documented
+	@Reflective
 	@interface List {
 
 		/**

@@ -10,11 +10,11 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import redis.embedded.RedisServer;
 
-import org.springframework.beans.factory.DisposableBean;
 import org.springframework.boot.context.event.ApplicationEnvironmentPreparedEvent;
 import org.springframework.boot.context.event.ApplicationFailedEvent;
 import org.springframework.boot.context.event.ApplicationPreparedEvent;
 import org.springframework.context.ApplicationEvent;
+import org.springframework.context.aot.AbstractAotProcessor;
 import org.springframework.context.event.SmartApplicationListener;
 import org.springframework.context.support.GenericApplicationContext;
 import org.springframework.core.env.ConfigurableEnvironment;
@@ -23,7 +23,7 @@ import org.springframework.core.env.ConfigurableEnvironment;
  * Brings a sample application its own Redis: with {@code sample.embedded-redis=auto} (the default), when the
  * configured Redis is a standalone server on this machine and nothing listens on its port, starts an embedded Redis
  * server process there before the application uses Redis, and stops it when the application context closes.
- * {@code never} turns it off. Registered in {@code META-INF/spring.factories}, so it runs before any bean exists, in
+ * {@code never} turns it off; the build's AOT processing never starts one. Registered in {@code META-INF/spring.factories}, so it runs before any bean exists, in
  * every sample that has this module on its class path.
  */
 public class EmbeddedRedisListener implements SmartApplicationListener {
@@ -47,10 +47,11 @@ public class EmbeddedRedisListener implements SmartApplicationListener {
 			startIfNeeded(prepared.getEnvironment());
 		}
 		else if (event instanceof ApplicationPreparedEvent prepared && this.server != null) {
-			// a bean, not a ContextClosedEvent (published first): the server stops after the web server has drained
-			// and the Redis clients have stopped
-			((GenericApplicationContext) prepared.getApplicationContext()).registerBean("embeddedRedisServerShutdown",
-					DisposableBean.class, () -> this::stop);
+			// a disposable of the bean factory, not a ContextClosedEvent (published first): registered before any bean
+			// exists, so destroyed last, after the web server has drained and the Redis clients have stopped; not a
+			// bean definition, which AOT processing would have to generate code for
+			((GenericApplicationContext) prepared.getApplicationContext()).getDefaultListableBeanFactory()
+				.registerDisposableBean("embeddedRedisServerShutdown", this::stop);
 		}
 		else if (event instanceof ApplicationFailedEvent) {
 			stop();
@@ -64,6 +65,10 @@ public class EmbeddedRedisListener implements SmartApplicationListener {
 				throw new IllegalStateException(
 						"Invalid sample.embedded-redis '" + mode + "': use 'auto' (the default) or 'never'");
 			}
+			return;
+		}
+		if (Boolean.getBoolean(AbstractAotProcessor.AOT_PROCESSING)) {
+			// the build's AOT processing prepares the context without using Redis
 			return;
 		}
 		String host = environment.getProperty("spring.data.redis.host", "localhost");
