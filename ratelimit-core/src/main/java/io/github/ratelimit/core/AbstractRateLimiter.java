@@ -15,6 +15,10 @@ public abstract class AbstractRateLimiter implements RateLimiter {
 
 	private final long smallestCapacity;
 
+	/**
+	 * Creates a limiter of a policy.
+	 * @param policy the policy whose limits every decision checks
+	 */
 	protected AbstractRateLimiter(Policy policy) {
 		if (policy == null) {
 			throw new IllegalArgumentException("Policy must not be null");

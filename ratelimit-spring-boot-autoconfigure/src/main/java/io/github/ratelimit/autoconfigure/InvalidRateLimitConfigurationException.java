@@ -8,8 +8,10 @@ import org.jspecify.annotations.Nullable;
  */
 public class InvalidRateLimitConfigurationException extends RuntimeException {
 
+	/** The full name of the invalid property. */
 	private final String property;
 
+	/** How to fix the configuration. */
 	private final String action;
 
 	/**

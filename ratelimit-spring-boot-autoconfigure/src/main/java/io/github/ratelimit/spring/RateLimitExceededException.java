@@ -18,6 +18,7 @@ public class RateLimitExceededException extends ErrorResponseException {
 	/** The problem type of a refusal, from the IANA HTTP problem types registry. */
 	public static final String QUOTA_EXCEEDED = RateLimitProblems.QUOTA_EXCEEDED;
 
+	/** The refusal: the policy and its decision. */
 	private final RateLimitOutcome outcome;
 
 	/**

@@ -16,6 +16,7 @@ public class RateLimiterUnavailableException extends ErrorResponseException {
 	/** The problem type, from the IANA HTTP problem types registry. */
 	public static final String TEMPORARY_REDUCED_CAPACITY = RateLimitProblems.TEMPORARY_REDUCED_CAPACITY;
 
+	/** The policy that could not decide. */
 	private final PolicyDefinition policy;
 
 	/**

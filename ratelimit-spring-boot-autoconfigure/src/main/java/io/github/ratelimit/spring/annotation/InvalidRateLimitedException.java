@@ -8,8 +8,10 @@ import org.jspecify.annotations.Nullable;
  */
 public class InvalidRateLimitedException extends RuntimeException {
 
+	/** The annotated method. */
 	private final String method;
 
+	/** How to fix the annotation. */
 	private final String action;
 
 	/**

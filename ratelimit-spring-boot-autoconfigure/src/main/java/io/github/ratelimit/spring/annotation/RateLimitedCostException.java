@@ -13,6 +13,7 @@ import org.springframework.web.ErrorResponseException;
  */
 public class RateLimitedCostException extends ErrorResponseException {
 
+	/** What the expression came to, for logs. */
 	private final String reason;
 
 	/**
