@@ -147,12 +147,13 @@ final class BenchmarkReport {
 					Spread::ratio, target, true, () -> this.notes.oursVsBucket4j(threads, ratio, target)));
 		});
 		line("");
-		line("**Plans and overrides ≥ " + Spread.ratio(PLANS_TARGET) + " a plain policy** (decisions per second "
+		line("**Plans, overrides and observed decisions ≥ " + Spread.ratio(PLANS_TARGET) + " a plain policy** (decisions per second "
 				+ "through the enforcer, the filter's path, each path / the plain policy; see "
 				+ "[Plans and overrides](#plans-and-overrides)):");
 		line("");
 		tableHeader("");
-		for (PlanDecisions.Path path : List.of(PlanDecisions.Path.PLANS, PlanDecisions.Path.OVERRIDE)) {
+		for (PlanDecisions.Path path : List.of(PlanDecisions.Path.PLANS, PlanDecisions.Path.OVERRIDE,
+				PlanDecisions.Path.OBSERVED)) {
 			row(path.label() + " / plain policy", (threads) -> {
 				Spread ratio = this.results.plans.ratio(path, threads);
 				return cell(new Target(path.label() + " ≥ " + Spread.ratio(PLANS_TARGET) + " plain policy, "
@@ -417,7 +418,10 @@ final class BenchmarkReport {
 				+ "measured side by side in each run: a plain policy; a policy with two plans (`free` the default, "
 				+ "`pro`), every other client on each, picked by a `PlanResolver` that looks the client up in a map; a "
 				+ "plain policy with every client under an override (the Redis store's, polled every 500 ms as "
-				+ "shipped: a decision reads this instance's copy). Decisions per second"
+				+ "shipped: a decision reads this instance's copy); a plain policy on a second enforcer whose "
+				+ "decisions are `ratelimit.decision` observations handled as Actuator does without tracing "
+				+ "(`DefaultMeterObservationHandler` on a meter registry), the others' registry being "
+				+ "`ObservationRegistry.NOOP`. Decisions per second"
 				+ errors(plans.errors()) + ":");
 		line("");
 		tableHeader("path");
@@ -432,7 +436,8 @@ final class BenchmarkReport {
 		for (PlanDecisions.Path path : PlanDecisions.Path.values()) {
 			row(path.label() + ", µs", (threads) -> plans.clientCpuMicros(path, threads).format(Spread::micros));
 		}
-		for (PlanDecisions.Path path : List.of(PlanDecisions.Path.PLANS, PlanDecisions.Path.OVERRIDE)) {
+		for (PlanDecisions.Path path : List.of(PlanDecisions.Path.PLANS, PlanDecisions.Path.OVERRIDE,
+				PlanDecisions.Path.OBSERVED)) {
 			row(path.label() + " / plain policy, per CPU-second",
 					(threads) -> plans.cpuRatio(path, threads).format(Spread::ratio));
 		}

@@ -26,13 +26,21 @@ import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.PolicyPlans;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitOutcome;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
  * Decisions per second of the enforcer path (what the servlet filter calls: the client's plan, then
  * {@link RateLimitEnforcer#enforce}) for a plain policy, a policy with two plans picked by a {@link PlanResolver}, and
- * clients with an override in force, side by side on one enforcer and one Redis backend, as the starter wires them.
+ * clients with an override in force, side by side on one enforcer and one Redis backend, as the starter wires them;
+ * and a plain policy on a second enforcer whose decisions are observed as Actuator configures the observation
+ * registry without tracing (Micrometer's {@code DefaultMeterObservationHandler} on a meter registry), against the
+ * first one's {@code ObservationRegistry.NOOP}.
  * The overrides are the Redis store's ({@code RedisClientOverrides}, polling every 500 ms as shipped): a decision reads
  * this instance's copy, so the store's writes and refreshes are not on the decision's path.
  */
@@ -77,6 +85,13 @@ final class PlanDecisions {
 			paths.put(Path.PLAIN, new Enforced(enforcer, plain(backend, "plain", FREE), clients));
 			paths.put(Path.PLANS, new Enforced(enforcer, planned, clients));
 			paths.put(Path.OVERRIDE, new Enforced(enforcer, overridden, clients));
+			RateLimitEnforcer observed = new RateLimitEnforcer(List.of(), backend, new CircuitBreaker(),
+					new DenyCache(DenyCache.DEFAULT_MAXIMUM_CLIENTS, DenyCache.DEFAULT_MAX_AGE), 1);
+			SimpleMeterRegistry meters = new SimpleMeterRegistry();
+			observed.observeWith(meteredObservations(meters), null);
+			PolicyDefinition observedPolicy = plain(backend, "observed", FREE);
+			observedAsTimer(observed, observedPolicy, clients[0], meters);
+			paths.put(Path.OBSERVED, new Enforced(observed, observedPolicy, clients));
 			if (prime) {
 				log.accept("plans and overrides: writing every client's keys once");
 				paths.values().forEach(DecisionBenchmark::prime);
@@ -115,6 +130,30 @@ final class PlanDecisions {
 		redis.opsForHash().putAll(overrides.key(), entries);
 		overrides.start(Duration.ofSeconds(5));
 		return overrides;
+	}
+
+	/**
+	 * An observation registry as Actuator configures it without tracing: each observation becomes a timer and a long
+	 * task timer on a meter registry.
+	 */
+	private static ObservationRegistry meteredObservations(MeterRegistry meters) {
+		ObservationRegistry observations = ObservationRegistry.create();
+		observations.observationConfig().observationHandler(new DefaultMeterObservationHandler(meters));
+		return observations;
+	}
+
+	/**
+	 * Fails the benchmark unless a decision of the observed enforcer is recorded by its meter handler (as timer
+	 * {@code ratelimit.decision}): it would otherwise measure no observation at all.
+	 */
+	private static void observedAsTimer(RateLimitEnforcer enforcer, PolicyDefinition policy, String client,
+			MeterRegistry meters) {
+		enforcer.enforce(policy, client, policy.cost());
+		Timer timer = meters.find("ratelimit.decision").tag("policy", policy.name()).timer();
+		if (timer == null || timer.count() != 1) {
+			throw new IllegalStateException("A decision of policy '" + policy.name() + "' was not observed as timer "
+					+ "ratelimit.decision: the benchmark would measure another path");
+		}
 	}
 
 	/**
@@ -171,7 +210,10 @@ final class PlanDecisions {
 		PLANS("two plans and a PlanResolver"),
 
 		/** A policy without plans, every client with an override in force. */
-		OVERRIDE("override in force");
+		OVERRIDE("override in force"),
+
+		/** A policy without plans, each decision observed by a meter handler, no tracing. */
+		OBSERVED("observed (meter handler, no tracing)");
 
 		private final String label;
 

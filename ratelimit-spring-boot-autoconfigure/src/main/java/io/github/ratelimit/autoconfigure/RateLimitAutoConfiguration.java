@@ -19,7 +19,9 @@ import io.github.ratelimit.spring.RateLimitStartupLogger;
 import io.github.ratelimit.spring.RequestKeyResolvers;
 import io.github.ratelimit.spring.annotation.RateLimitedPolicies;
 import io.github.ratelimit.spring.web.ForwardedHeadersWarning;
+import io.github.ratelimit.spring.observation.RateLimitObservationConvention;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
+import io.micrometer.observation.ObservationRegistry;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -37,7 +39,8 @@ import org.springframework.core.env.Environment;
  * Rate limiting's core: the backend, the policies and their enforcement. The Redis backend comes from
  * {@link RateLimitRedisAutoConfiguration}; without it, {@code ratelimit.backend=in-memory} is required.
  */
-@AutoConfiguration(after = RateLimitRedisAutoConfiguration.class)
+@AutoConfiguration(after = RateLimitRedisAutoConfiguration.class,
+		afterName = "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration")
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RateLimitProperties.class)
 public final class RateLimitAutoConfiguration {
@@ -79,7 +82,9 @@ public final class RateLimitAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitEnforcer rateLimitEnforcer(RateLimitProperties properties, RateLimiterBackend backend,
-			ObjectProvider<RateLimitRecorder> recorders, ClientOverrides overrides) {
+			ObjectProvider<RateLimitRecorder> recorders, ClientOverrides overrides,
+			ObjectProvider<ObservationRegistry> observationRegistry,
+			ObjectProvider<RateLimitObservationConvention> observationConvention) {
 		int instances = fallbackInstances(properties);
 		long denyCacheClients = maximumClients("ratelimit.deny-cache.maximum-clients",
 				properties.getDenyCache().getMaximumClients());
@@ -88,6 +93,8 @@ public final class RateLimitAutoConfiguration {
 				properties.getDenyCache().isEnabled() ? new DenyCache(denyCacheClients, DenyCache.DEFAULT_MAX_AGE) : null,
 				instances, inMemoryBackend(properties, "fallback"));
 		enforcer.applyOverrides(new OverriddenPolicies(overrides, backend, maximumOverrides(properties)));
+		enforcer.observeWith(observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP),
+				observationConvention.getIfUnique());
 		return enforcer;
 	}
 

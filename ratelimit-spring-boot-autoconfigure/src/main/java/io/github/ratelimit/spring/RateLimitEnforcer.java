@@ -19,6 +19,12 @@ import io.github.ratelimit.core.RateLimiterBackend;
 import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
 import io.github.ratelimit.core.resilience.CircuitBreaker;
 import io.github.ratelimit.core.resilience.DenyCache;
+import io.github.ratelimit.spring.observation.DefaultRateLimitObservationConvention;
+import io.github.ratelimit.spring.observation.RateLimitObservationContext;
+import io.github.ratelimit.spring.observation.RateLimitObservationConvention;
+import io.github.ratelimit.spring.observation.RateLimitObservationDocumentation;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -34,6 +40,11 @@ import org.jspecify.annotations.Nullable;
  * {@value #WARNING_INTERVAL_SECONDS} s, and a timeout is counted as such; anything else is a bug in that one request
  * (logged at ERROR once per policy and error type) or an interrupted caller, and the breaker never hears of it. No
  * error of the limiter reaches the caller.
+ * <p>
+ * Each decision is an {@link Observation} ({@code ratelimit.decision}) on the registry given to
+ * {@link #observeWith}, whose scope is open while the backend's call is made, so that the backend's own
+ * observations (Lettuce's commands) are its children. Without a registry, or while it has no handler, decisions
+ * are not observed at all.
  */
 public class RateLimitEnforcer {
 
@@ -60,6 +71,10 @@ public class RateLimitEnforcer {
 	private final AtomicLong nextWarning = new AtomicLong(System.nanoTime());
 
 	private final FirstWarning bugs = new FirstWarning(logger);
+
+	private ObservationRegistry observations = ObservationRegistry.NOOP;
+
+	private @Nullable RateLimitObservationConvention observationConvention;
 
 	/**
 	 * Creates an enforcer with the default circuit breaker, a deny cache and no division of limits for the local
@@ -118,6 +133,16 @@ public class RateLimitEnforcer {
 	}
 
 	/**
+	 * Observes every decision from now on, as a {@code ratelimit.decision} observation on the given registry.
+	 * @param registry the application's observation registry
+	 * @param convention the convention that replaces {@link DefaultRateLimitObservationConvention}, or {@code null}
+	 */
+	public void observeWith(ObservationRegistry registry, @Nullable RateLimitObservationConvention convention) {
+		this.observations = registry;
+		this.observationConvention = convention;
+	}
+
+	/**
 	 * Enforces a policy on one request, waiting for the backend's answer (at most the decision timeout).
 	 * @param requested the policy, or the client's plan of it
 	 * @param key the client's key
@@ -125,6 +150,26 @@ public class RateLimitEnforcer {
 	 * @return the outcome
 	 */
 	public RateLimitOutcome enforce(PolicyDefinition requested, String key, long permits) {
+		if (this.observations.isNoop()) {
+			return decide(requested, key, permits);
+		}
+		RateLimitObservationContext context = new RateLimitObservationContext(requested, this.backend.name());
+		Observation observation = observation(context).start();
+		try (Observation.Scope scope = observation.openScope()) {
+			RateLimitOutcome outcome = decide(requested, key, permits);
+			context.setOutcome(outcome);
+			return outcome;
+		}
+		catch (RuntimeException | Error ex) {
+			observation.error(ex);
+			throw ex;
+		}
+		finally {
+			observation.stop();
+		}
+	}
+
+	private RateLimitOutcome decide(PolicyDefinition requested, String key, long permits) {
 		PolicyDefinition policy = overridden(requested, key);
 		RateLimitOutcome early = beforeCall(policy, key, permits);
 		if (early != null) {
@@ -162,6 +207,37 @@ public class RateLimitEnforcer {
 	 * @return the outcome, when known
 	 */
 	public CompletionStage<RateLimitOutcome> enforceAsync(PolicyDefinition requested, String key, long permits) {
+		if (this.observations.isNoop()) {
+			return decideAsync(requested, key, permits);
+		}
+		RateLimitObservationContext context = new RateLimitObservationContext(requested, this.backend.name());
+		Observation observation = observation(context).start();
+		CompletionStage<RateLimitOutcome> outcome;
+		try (Observation.Scope scope = observation.openScope()) {
+			outcome = decideAsync(requested, key, permits);
+		}
+		catch (RuntimeException | Error ex) {
+			observation.error(ex);
+			observation.stop();
+			throw ex;
+		}
+		return outcome.whenComplete((decided, error) -> {
+			if (error != null) {
+				observation.error(error);
+			}
+			else {
+				context.setOutcome(decided);
+			}
+			observation.stop();
+		});
+	}
+
+	private Observation observation(RateLimitObservationContext context) {
+		return RateLimitObservationDocumentation.DECISION.observation(this.observationConvention,
+				DefaultRateLimitObservationConvention.INSTANCE, () -> context, this.observations);
+	}
+
+	private CompletionStage<RateLimitOutcome> decideAsync(PolicyDefinition requested, String key, long permits) {
 		PolicyDefinition policy = overridden(requested, key);
 		RateLimitOutcome early = beforeCall(policy, key, permits);
 		if (early != null) {

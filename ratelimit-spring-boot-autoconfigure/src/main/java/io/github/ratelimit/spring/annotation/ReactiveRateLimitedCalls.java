@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import io.github.ratelimit.spring.CurrentRequest;
 import io.github.ratelimit.spring.ReactiveCurrentRequest;
 import io.github.ratelimit.spring.annotation.RateLimitedPolicies.AnnotatedPolicy;
+import io.github.ratelimit.spring.observation.ReactorObservationParent;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -72,10 +73,10 @@ final class ReactiveRateLimitedCalls {
 
 	Object invoke(ProxyMethodInvocation invocation, List<AnnotatedPolicy> limits, ReactiveAdapter adapter) {
 		@Nullable Object[] args = invocation.getArguments();
-		Mono<Void> decided = Mono.deferContextual(this.currentRequest::request)
+		Mono<Void> decided = Mono.deferContextual((context) -> this.currentRequest.request(context)
 			.defaultIfEmpty(CurrentRequest.NONE)
-			.flatMap((current) -> Mono
-				.fromCompletionStage(() -> current.continueOn(this.enforcement.enforceAsync(limits, args, current))));
+			.flatMap((current) -> Mono.fromCompletionStage(ReactorObservationParent.within(context,
+					() -> current.continueOn(this.enforcement.enforceAsync(limits, args, current))))));
 		if (this.enforcement.blocking()) {
 			decided = decided.subscribeOn(Schedulers.boundedElastic());
 		}

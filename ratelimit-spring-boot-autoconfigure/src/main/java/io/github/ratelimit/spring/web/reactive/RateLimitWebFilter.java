@@ -9,6 +9,7 @@ import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitOutcome;
 import io.github.ratelimit.spring.RateLimitRegistry;
+import io.github.ratelimit.spring.observation.ReactorObservationParent;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
@@ -167,11 +168,12 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 
 	/**
 	 * The outcome of one plan (or policy without plans), continuing on the exchange's event loop when the backend answers on another thread
-	 * ({@link ExchangeEventLoop}).
+	 * ({@link ExchangeEventLoop}), decided as a child of the request's observation.
 	 */
 	private Mono<RateLimitOutcome> decide(PolicyDefinition policy, String key, ServerWebExchange exchange) {
-		Mono<RateLimitOutcome> decision = Mono.fromCompletionStage(() -> ExchangeEventLoop
-			.continueOn(this.enforcer.enforceAsync(policy, key, policy.cost()), exchange));
+		Mono<RateLimitOutcome> decision = Mono.deferContextual((context) -> Mono.fromCompletionStage(
+				ReactorObservationParent.within(context, () -> ExchangeEventLoop
+					.continueOn(this.enforcer.enforceAsync(policy, key, policy.cost()), exchange))));
 		return this.enforcer.blocking() ? decision.subscribeOn(Schedulers.boundedElastic()) : decision;
 	}
 

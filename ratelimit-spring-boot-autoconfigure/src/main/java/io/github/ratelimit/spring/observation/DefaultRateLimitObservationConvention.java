@@ -1,0 +1,45 @@
+package io.github.ratelimit.spring.observation;
+
+import io.github.ratelimit.spring.RateLimitOutcome;
+import io.github.ratelimit.spring.observation.RateLimitObservationDocumentation.LowCardinalityKeyNames;
+import io.micrometer.common.KeyValues;
+
+/**
+ * The default convention of rate limit decisions' observations: named {@value #NAME}, with the low-cardinality keys
+ * of {@link LowCardinalityKeyNames} and no high-cardinality key (the client's key is never part of it).
+ */
+public class DefaultRateLimitObservationConvention implements RateLimitObservationConvention {
+
+	/** The name of a decision's observation. */
+	public static final String NAME = "ratelimit.decision";
+
+	/** The {@code outcome} of a decision not (or never) reached. */
+	public static final String UNKNOWN = "unknown";
+
+	/** The {@code plan} of a policy without plans, as in the {@code ratelimit.requests} metric. */
+	public static final String NO_PLAN = "none";
+
+	/** The shared instance. */
+	public static final DefaultRateLimitObservationConvention INSTANCE = new DefaultRateLimitObservationConvention();
+
+	@Override
+	public String getName() {
+		return NAME;
+	}
+
+	@Override
+	public String getContextualName(RateLimitObservationContext context) {
+		return "ratelimit " + context.getPolicy();
+	}
+
+	@Override
+	public KeyValues getLowCardinalityKeyValues(RateLimitObservationContext context) {
+		RateLimitOutcome.Kind outcome = context.getOutcome();
+		String plan = context.getPlan();
+		return KeyValues.of(LowCardinalityKeyNames.BACKEND.withValue(context.getBackend()),
+				LowCardinalityKeyNames.OUTCOME.withValue((outcome != null) ? outcome.tag() : UNKNOWN),
+				LowCardinalityKeyNames.PLAN.withValue((plan != null) ? plan : NO_PLAN),
+				LowCardinalityKeyNames.POLICY.withValue(context.getPolicy()));
+	}
+
+}
