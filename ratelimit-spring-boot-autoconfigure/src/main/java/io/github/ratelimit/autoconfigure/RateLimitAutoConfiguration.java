@@ -93,8 +93,10 @@ public final class RateLimitAutoConfiguration {
 				properties.getDenyCache().isEnabled() ? new DenyCache(denyCacheClients, DenyCache.DEFAULT_MAX_AGE) : null,
 				instances, inMemoryBackend(properties, "fallback"));
 		enforcer.applyOverrides(new OverriddenPolicies(overrides, backend, maximumOverrides(properties)));
-		enforcer.observeWith(observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP),
-				observationConvention.getIfUnique());
+		if (properties.getObservations().isEnabled()) {
+			enforcer.observeWith(observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP),
+					observationConvention.getIfUnique());
+		}
 		return enforcer;
 	}
 

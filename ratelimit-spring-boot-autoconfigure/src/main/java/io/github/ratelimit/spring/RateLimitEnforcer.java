@@ -232,6 +232,35 @@ public class RateLimitEnforcer {
 		});
 	}
 
+	/**
+	 * Enforces a policy without waiting, as {@link #enforceAsync(PolicyDefinition, String, long)}, with its
+	 * decision observed as a child of the given observation: for a decision made on another thread than the one its
+	 * parent is in scope on (a later policy of a call, decided once the previous one answered).
+	 * @param requested the policy, or the client's plan of it
+	 * @param key the client's key
+	 * @param permits the permits the request consumes
+	 * @param parent the observation to observe the decision under, as {@link #currentObservation()} gave it, or
+	 * {@code null} for the one in scope
+	 * @return the outcome, when known
+	 */
+	public CompletionStage<RateLimitOutcome> enforceAsync(PolicyDefinition requested, String key, long permits,
+			@Nullable Observation parent) {
+		if (parent == null || this.observations.getCurrentObservation() == parent) {
+			return enforceAsync(requested, key, permits);
+		}
+		try (Observation.Scope scope = parent.openScope()) {
+			return enforceAsync(requested, key, permits);
+		}
+	}
+
+	/**
+	 * The observation in scope on the calling thread, to observe decisions made later on other threads under it.
+	 * @return the observation, or {@code null} when there is none or decisions are not observed
+	 */
+	public @Nullable Observation currentObservation() {
+		return this.observations.isNoop() ? null : this.observations.getCurrentObservation();
+	}
+
 	private Observation observation(RateLimitObservationContext context) {
 		return RateLimitObservationDocumentation.DECISION.observation(this.observationConvention,
 				DefaultRateLimitObservationConvention.INSTANCE, () -> context, this.observations);

@@ -36,7 +36,7 @@ class RateLimitObservationAutoConfigurationTests {
 				RateLimitRedisAutoConfiguration.class, RateLimitAutoConfiguration.class))
 		.withBean(TestObservationRegistry.class, TestObservationRegistry::create)
 		.withPropertyValues(TestRedisProperties.values())
-		.withPropertyValues("ratelimit.policies.orders.limits=5/1m");
+		.withPropertyValues("ratelimit.policies.orders.limits=5/1m", "ratelimit.observations.enabled=true");
 
 	@Test
 	void redisCommandIsChildOfDecisionWhichIsChildOfTheRequest() {
@@ -87,6 +87,20 @@ class RateLimitObservationAutoConfigurationTests {
 					.that()
 					.hasLowCardinalityKeyValue("limited-by", "orders");
 			});
+	}
+
+	@Test
+	void decisionsAreNotObservedUnlessTurnedOn() {
+		this.contextRunner.withPropertyValues("ratelimit.observations.enabled=false").run((context) -> {
+			decide(context);
+			TestObservationRegistryAssert.assertThat(context.getBean(TestObservationRegistry.class))
+				.hasNumberOfObservationsWithNameEqualTo("ratelimit.decision", 0)
+				.hasHandledContextsThatSatisfy((contexts) -> assertThat(contexts)
+					.as("Lettuce's commands, still observed").isNotEmpty()
+					.noneMatch(RateLimitObservationContext.class::isInstance));
+		});
+		assertThat(new RateLimitProperties().getObservations().isEnabled()).as("ratelimit.observations.enabled by default")
+			.isFalse();
 	}
 
 	@Test

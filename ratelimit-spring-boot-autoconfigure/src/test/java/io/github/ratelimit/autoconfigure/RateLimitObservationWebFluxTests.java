@@ -1,6 +1,7 @@
 package io.github.ratelimit.autoconfigure;
 
 import java.time.Duration;
+import java.util.function.Predicate;
 
 import io.github.ratelimit.spring.annotation.RateLimited;
 import io.github.ratelimit.test.DecisionObservations;
@@ -50,14 +51,14 @@ class RateLimitObservationWebFluxTests {
 		.withBean(TestObservationRegistry.class, TestObservationRegistry::create)
 		.withUserConfiguration(ObservedService.class)
 		.withPropertyValues(TestRedisProperties.values())
-		.withPropertyValues("ratelimit.policies.finds.limits=5/1m");
+		.withPropertyValues("ratelimit.policies.finds.limits=5/1m", "ratelimit.observations.enabled=true");
 
 	@Test
 	void webFilterDecidesAsChildOfTheServerRequestObservation() {
 		try (RunningServer server = RunningServer.start(WebApplicationType.REACTIVE,
 				new Class<?>[] { ObservedApplication.class, OwnReactorResources.class },
 				"ratelimit.key-prefix=" + TestRedisProperties.uniquePrefix(), "ratelimit.policies.orders.limits=5/1m",
-				"ratelimit.policies.orders.paths=/orders/**")) {
+				"ratelimit.policies.orders.paths=/orders/**", "ratelimit.observations.enabled=true")) {
 			TestObservationRegistry observations = server.bean(TestObservationRegistry.class);
 			observations.clear();
 			WireResponse response = WireResponse.get(server.port(), "/orders/1");
@@ -77,6 +78,25 @@ class RateLimitObservationWebFluxTests {
 				.isEqualTo("found");
 			caller.stop();
 			assertDecidedAsChildOf(observations, "caller", "finds");
+		});
+	}
+
+	@Test
+	void everyPolicyOfAReactiveRateLimitedMethodDecidesAsChildOfTheObservationInTheReactorContext() {
+		this.contextRunner.run((context) -> {
+			TestObservationRegistry observations = context.getBean(TestObservationRegistry.class);
+			ObservedService service = context.getBean(ObservedService.class);
+			observations.clear();
+			Observation caller = Observation.start("caller", observations);
+			assertThat(service.findAll().contextWrite(Context.of(ObservationThreadLocalAccessor.KEY, caller))
+				.block(WAIT)).isEqualTo("found all");
+			caller.stop();
+			// the second policy is decided once Redis answered the first, on the thread that answered
+			Predicate<Observation.ContextView> underCaller = (parent) -> "caller".equals(parent.getName());
+			TestObservationRegistryAssert.assertThat(observations)
+				.hasNumberOfObservationsWithNameEqualTo("ratelimit.decision", 2)
+				.forAllObservationsWithNameEqualTo("ratelimit.decision",
+						(decision) -> decision.hasParentObservationContextMatching(underCaller));
 		});
 	}
 
@@ -122,6 +142,12 @@ class RateLimitObservationWebFluxTests {
 		@RateLimited(name = "finds", limits = "5/1m")
 		Mono<String> find() {
 			return Mono.just("found");
+		}
+
+		@RateLimited(name = "finds", limits = "5/1m")
+		@RateLimited(name = "finds-daily", limits = "50/1d")
+		Mono<String> findAll() {
+			return Mono.just("found all");
 		}
 
 	}

@@ -79,6 +79,7 @@ class GrafanaDashboardTests {
 		redis = EmbeddedRedis.start(TestRedis.freePort());
 		sample = RunningSample.start("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.port(),
 				"ratelimit.key-prefix=grafana-dashboard-" + UUID.randomUUID(), "ratelimit.timeout=500ms",
+				"ratelimit.observations.enabled=true",
 				"ratelimit.policies.hello.limits=2/1h", "ratelimit.policies.orders.plans.free.limits=1/1h",
 				"ratelimit.policies.hello-shadow.paths=/api/hello", "ratelimit.policies.hello-shadow.limits=1/1h",
 				"ratelimit.policies.hello-shadow.shadow=true", "ratelimit.policies.orders-ip.failure-mode=closed",

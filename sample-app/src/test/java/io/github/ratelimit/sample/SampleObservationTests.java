@@ -35,6 +35,7 @@ class SampleObservationTests {
 		registry.add("spring.data.redis.host", redis::host);
 		registry.add("spring.data.redis.port", redis::port);
 		registry.add("ratelimit.key-prefix", () -> KEY_PREFIX);
+		registry.add("ratelimit.observations.enabled", () -> "true");
 	}
 
 	@Test

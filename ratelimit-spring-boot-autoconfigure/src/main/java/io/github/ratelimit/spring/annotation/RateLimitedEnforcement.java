@@ -17,6 +17,7 @@ import io.github.ratelimit.spring.RateLimitRequest;
 import io.github.ratelimit.spring.RequestKeyResolvers;
 import io.github.ratelimit.spring.annotation.RateLimitedPolicies.AnnotatedPolicy;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
+import io.micrometer.observation.Observation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -91,11 +92,16 @@ final class RateLimitedEnforcement {
 	 */
 	CompletableFuture<Void> enforceAsync(List<AnnotatedPolicy> limits, @Nullable Object[] args,
 			CurrentRequest current) {
-		return ADMITTED.thenCompose((ignored) -> enforceAsync(limits, 0, args, current.request(), current));
+		@Nullable Observation parent = this.enforcer.currentObservation();
+		return ADMITTED.thenCompose((ignored) -> enforceAsync(limits, 0, args, current.request(), current, parent));
 	}
 
+	/**
+	 * Enforces the policies from the index on; each decision is observed under the observation in scope when the
+	 * call began, although the later ones are made on the thread that answered the previous one.
+	 */
 	private CompletableFuture<Void> enforceAsync(List<AnnotatedPolicy> limits, int index, @Nullable Object[] args,
-			@Nullable RateLimitRequest request, CurrentRequest current) {
+			@Nullable RateLimitRequest request, CurrentRequest current, @Nullable Observation parent) {
 		if (index == limits.size()) {
 			return ADMITTED;
 		}
@@ -106,9 +112,9 @@ final class RateLimitedEnforcement {
 			}
 			return limit.policy()
 				.planForAsync(key, request)
-				.thenCompose((plan) -> this.enforcer.enforceAsync(plan, key, permits(limit, plan, args, request)))
+				.thenCompose((plan) -> this.enforcer.enforceAsync(plan, key, permits(limit, plan, args, request), parent))
 				.thenAccept((outcome) -> admit(outcome, request, current));
-		}).thenCompose((ignored) -> enforceAsync(limits, index + 1, args, request, current));
+		}).thenCompose((ignored) -> enforceAsync(limits, index + 1, args, request, current, parent));
 	}
 
 	private static boolean isCharged(AnnotatedPolicy limit, String key, @Nullable RateLimitRequest request) {
