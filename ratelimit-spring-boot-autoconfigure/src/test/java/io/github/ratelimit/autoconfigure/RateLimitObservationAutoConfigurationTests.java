@@ -91,14 +91,8 @@ class RateLimitObservationAutoConfigurationTests {
 
 	@Test
 	void decisionsAreNotObservedUnlessTurnedOn() {
-		this.contextRunner.withPropertyValues("ratelimit.observations.enabled=false").run((context) -> {
-			decide(context);
-			TestObservationRegistryAssert.assertThat(context.getBean(TestObservationRegistry.class))
-				.hasNumberOfObservationsWithNameEqualTo("ratelimit.decision", 0)
-				.hasHandledContextsThatSatisfy((contexts) -> assertThat(contexts)
-					.as("Lettuce's commands, still observed").isNotEmpty()
-					.noneMatch(RateLimitObservationContext.class::isInstance));
-		});
+		this.contextRunner.withPropertyValues("ratelimit.observations.enabled=false")
+			.run(RateLimitObservationAutoConfigurationTests::decidesUnobserved);
 		assertThat(new RateLimitProperties().getObservations().isEnabled()).as("ratelimit.observations.enabled by default")
 			.isFalse();
 	}
@@ -106,14 +100,19 @@ class RateLimitObservationAutoConfigurationTests {
 	@Test
 	void bootsObservationSwitchTurnsDecisionsOff() {
 		this.contextRunner.withPropertyValues("management.observations.enable.ratelimit.decision=false")
-			.run((context) -> {
-				decide(context);
-				TestObservationRegistryAssert.assertThat(context.getBean(TestObservationRegistry.class))
-					.hasNumberOfObservationsWithNameEqualTo("ratelimit.decision", 0)
-					.hasHandledContextsThatSatisfy((contexts) -> assertThat(contexts)
-						.as("Lettuce's commands, still observed").isNotEmpty()
-						.noneMatch(RateLimitObservationContext.class::isInstance));
-			});
+			.run(RateLimitObservationAutoConfigurationTests::decidesUnobserved);
+	}
+
+	/**
+	 * Decides, and asserts that the decision was not observed while Lettuce's command was.
+	 */
+	private static void decidesUnobserved(AssertableApplicationContext context) {
+		decide(context);
+		TestObservationRegistryAssert.assertThat(context.getBean(TestObservationRegistry.class))
+			.hasNumberOfObservationsWithNameEqualTo("ratelimit.decision", 0)
+			.hasHandledContextsThatSatisfy((contexts) -> assertThat(contexts).as("Lettuce's commands, still observed")
+				.isNotEmpty()
+				.noneMatch(RateLimitObservationContext.class::isInstance));
 	}
 
 	private static void decide(AssertableApplicationContext context) {
