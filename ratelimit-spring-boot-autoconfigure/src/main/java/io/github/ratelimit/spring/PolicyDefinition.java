@@ -35,6 +35,9 @@ public record PolicyDefinition(Policy policy, RateLimiter limiter, String keyStr
 		List<PathPattern> paths, List<PathPattern> excludePaths, Set<String> methods, long cost,
 		FailureMode failureMode, boolean shadow, PolicyPlans plans) {
 
+	/** The plan a policy without plans is tagged with in metrics and observations. */
+	public static final String NO_PLAN_TAG = "none";
+
 	/**
 	 * Creates the definition of a policy without plans.
 	 * @param policy the policy decided by the limiter
@@ -70,6 +73,16 @@ public record PolicyDefinition(Policy policy, RateLimiter limiter, String keyStr
 	 */
 	public @Nullable String plan() {
 		return this.policy.plan();
+	}
+
+	/**
+	 * The plan this definition decides as metrics and observations tag it: its name, or {@value #NO_PLAN_TAG} for
+	 * a policy without plans.
+	 * @return the tag's value
+	 */
+	public String planTag() {
+		String plan = plan();
+		return (plan != null) ? plan : NO_PLAN_TAG;
 	}
 
 	/**

@@ -88,10 +88,10 @@ class RateLimitMetricsTests {
 				assertThat(count(registry, "orders", "pro", "allowed")).isEqualTo(3);
 				assertThat(count(registry, "orders", "free", "allowed")).isEqualTo(3);
 				assertThat(count(registry, "orders", "free", "denied")).isEqualTo(1);
-				assertThat(count(registry, "api", RateLimitMetrics.NO_PLAN, "allowed")).isEqualTo(1);
+				assertThat(count(registry, "api", PolicyDefinition.NO_PLAN_TAG, "allowed")).isEqualTo(1);
 				assertThat(registry.find(RateLimitMetrics.REQUESTS).meters())
 					.extracting((meter) -> meter.getId().getTag("plan"))
-					.containsOnly("free", "pro", RateLimitMetrics.NO_PLAN);
+					.containsOnly("free", "pro", PolicyDefinition.NO_PLAN_TAG);
 			});
 	}
 

@@ -9,7 +9,6 @@ import io.github.ratelimit.spring.RateLimitOutcome;
 import io.github.ratelimit.spring.RateLimitRecorder;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.jspecify.annotations.Nullable;
 import io.micrometer.core.instrument.Timer;
 
 /**
@@ -28,9 +27,6 @@ public class RateLimitMetrics implements RateLimitRecorder {
 
 	/** The counter of backend calls that timed out (and may still have consumed), by policy. */
 	public static final String TIMEOUTS = "ratelimit.timeouts";
-
-	/** The {@code plan} tag of a policy without plans. */
-	public static final String NO_PLAN = "none";
 
 	private final MeterRegistry registry;
 
@@ -53,7 +49,7 @@ public class RateLimitMetrics implements RateLimitRecorder {
 		PolicyDefinition definition = outcome.policy();
 		String policy = definition.name();
 		this.counters.computeIfAbsent(definition.scope(), (name) -> new ConcurrentHashMap<>())
-			.computeIfAbsent(outcome.kind(), (kind) -> counter(policy, definition.plan(), kind))
+			.computeIfAbsent(outcome.kind(), (kind) -> counter(policy, definition.planTag(), kind))
 			.increment();
 		if (backendNanos >= 0) {
 			this.timers.computeIfAbsent(policy, this::timer).record(backendNanos, TimeUnit.NANOSECONDS);
@@ -72,11 +68,11 @@ public class RateLimitMetrics implements RateLimitRecorder {
 			.register(this.registry);
 	}
 
-	private Counter counter(String policy, @Nullable String plan, RateLimitOutcome.Kind kind) {
+	private Counter counter(String policy, String plan, RateLimitOutcome.Kind kind) {
 		return Counter.builder(REQUESTS)
 			.description("Requests decided by a rate limit policy")
 			.tag("policy", policy)
-			.tag("plan", (plan != null) ? plan : NO_PLAN)
+			.tag("plan", plan)
 			.tag("outcome", kind.tag())
 			.register(this.registry);
 	}

@@ -16,9 +16,6 @@ public class DefaultRateLimitObservationConvention implements RateLimitObservati
 	/** The {@code outcome} of a decision not (or never) reached. */
 	public static final String UNKNOWN = "unknown";
 
-	/** The {@code plan} of a policy without plans, as in the {@code ratelimit.requests} metric. */
-	public static final String NO_PLAN = "none";
-
 	/** The shared instance. */
 	public static final DefaultRateLimitObservationConvention INSTANCE = new DefaultRateLimitObservationConvention();
 
@@ -35,10 +32,9 @@ public class DefaultRateLimitObservationConvention implements RateLimitObservati
 	@Override
 	public KeyValues getLowCardinalityKeyValues(RateLimitObservationContext context) {
 		RateLimitOutcome.Kind outcome = context.getOutcome();
-		String plan = context.getPlan();
 		return KeyValues.of(LowCardinalityKeyNames.BACKEND.withValue(context.getBackend()),
 				LowCardinalityKeyNames.OUTCOME.withValue((outcome != null) ? outcome.tag() : UNKNOWN),
-				LowCardinalityKeyNames.PLAN.withValue((plan != null) ? plan : NO_PLAN),
+				LowCardinalityKeyNames.PLAN.withValue(context.getPlan()),
 				LowCardinalityKeyNames.POLICY.withValue(context.getPolicy()));
 	}
 

@@ -15,7 +15,7 @@ public class RateLimitObservationContext extends Observation.Context {
 
 	private final String backend;
 
-	private @Nullable String plan;
+	private String plan;
 
 	private RateLimitOutcome.@Nullable Kind outcome;
 
@@ -26,7 +26,7 @@ public class RateLimitObservationContext extends Observation.Context {
 	 */
 	public RateLimitObservationContext(PolicyDefinition policy, String backend) {
 		this.policy = policy.name();
-		this.plan = policy.plan();
+		this.plan = policy.planTag();
 		this.backend = backend;
 	}
 
@@ -39,11 +39,11 @@ public class RateLimitObservationContext extends Observation.Context {
 	}
 
 	/**
-	 * The plan the client was decided under (an override's plan once one applied), or {@code null} for a policy
-	 * without plans.
+	 * The plan the client was decided under (an override's plan once one applied), or
+	 * {@value PolicyDefinition#NO_PLAN_TAG} for a policy without plans, as metrics tag it.
 	 * @return the plan
 	 */
-	public @Nullable String getPlan() {
+	public String getPlan() {
 		return this.plan;
 	}
 
@@ -69,7 +69,7 @@ public class RateLimitObservationContext extends Observation.Context {
 	 */
 	public void setOutcome(RateLimitOutcome outcome) {
 		this.outcome = outcome.kind();
-		this.plan = outcome.policy().plan();
+		this.plan = outcome.policy().planTag();
 	}
 
 }
