@@ -1,6 +1,8 @@
 package io.github.ratelimit.test;
 
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import io.github.ratelimit.spring.observation.RateLimitObservationContext;
 import io.github.ratelimit.spring.observation.RateLimitObservationConvention;
@@ -26,6 +28,24 @@ public final class DecisionObservations {
 	 * @param observations the registry that observed the decision
 	 */
 	public static void assertRedisCommandIsChildOfDecision(TestObservationRegistry observations) {
+		// Lettuce stops a command's observation (which names it) just after completing the command, so the caller
+		// may see the decision before the command's observation is stopped: wait for it (generously)
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+		while (true) {
+			try {
+				assertRedisCommandIsChildOfDecisionNow(observations);
+				return;
+			}
+			catch (AssertionError ex) {
+				if (System.nanoTime() > deadline) {
+					throw ex;
+				}
+				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+			}
+		}
+	}
+
+	private static void assertRedisCommandIsChildOfDecisionNow(TestObservationRegistry observations) {
 		TestObservationRegistryAssert.assertThat(observations).hasHandledContextsThatSatisfy((contexts) -> {
 			List<Observation.Context> children = contexts.stream()
 				.filter(LettuceObservationContext.class::isInstance)
