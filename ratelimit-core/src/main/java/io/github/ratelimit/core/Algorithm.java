@@ -67,6 +67,18 @@ public enum Algorithm {
 				+ Arrays.stream(values()).map(Algorithm::id).collect(Collectors.joining(", ")));
 	}
 
+	/**
+	 * Whether a policy of this algorithm can be leased: whether permits taken in a batch and handed out later, up to a
+	 * lease's maximum age, keep the limit it promises. True for the token bucket and GCRA (every admission paid for in
+	 * the shared state no earlier than the lease's age before it is used) and the fixed window (a lease never outlives
+	 * the window it was taken in). False for the sliding window and sliding log, whose promise is about every rolling
+	 * period: a permit taken in one and used in the next would be counted in neither.
+	 * @return whether the algorithm can be leased
+	 */
+	public boolean leasable() {
+		return this == TOKEN_BUCKET || this == GCRA || this == FIXED_WINDOW;
+	}
+
 	@Override
 	public String toString() {
 		return this.id;

@@ -56,4 +56,37 @@ public interface RateLimiter {
 	 */
 	void reset(String key);
 
+	/**
+	 * Takes a lease: in one atomic call on the shared state, the most permits available for {@code key} between
+	 * {@code minimum} and {@code maximum}, by the same algorithm and keys as {@link #tryAcquire(String, long)}, so a
+	 * holder can hand them out later without asking again. Only limiters of a {@linkplain Algorithm#leasable()
+	 * leasable} algorithm can lease.
+	 * @param key the client's key, not empty
+	 * @param minimum the fewest permits worth taking, at least 1: when fewer are available, nothing is taken and the
+	 * answer is the refusal {@code tryAcquire(key, minimum)} would give
+	 * @param maximum the most permits to take, at least {@code minimum}; more than the policy's smallest capacity is
+	 * taken as that capacity
+	 * @return the grant, when made; completed exceptionally when the backend fails or does not answer in time
+	 * @throws UnsupportedOperationException when this limiter cannot lease
+	 */
+	default CompletionStage<LeaseGrant> tryLeaseAsync(String key, long minimum, long maximum) {
+		throw new UnsupportedOperationException("Policy '" + policy().name() + "' (" + policy().algorithm().id()
+				+ ") cannot be leased");
+	}
+
+	/**
+	 * Gives back permits of a lease that were not handed out, where the algorithm can take them back without ever
+	 * admitting more than its limit: the fixed window takes them back into the window they were taken from while that
+	 * window lasts; the token bucket and GCRA do not take any back (their permits expire with the lease).
+	 * @param key the client's key, not empty
+	 * @param grant the grant the permits came from
+	 * @param permits the permits not handed out, at most {@link LeaseGrant#granted()}
+	 * @return how many permits were taken back, when known; completed exceptionally when the backend fails
+	 * @throws UnsupportedOperationException when this limiter cannot lease
+	 */
+	default CompletionStage<Long> returnLeasedAsync(String key, LeaseGrant grant, long permits) {
+		throw new UnsupportedOperationException("Policy '" + policy().name() + "' (" + policy().algorithm().id()
+				+ ") cannot be leased");
+	}
+
 }

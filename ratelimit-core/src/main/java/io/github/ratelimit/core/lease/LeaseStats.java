@@ -1,0 +1,30 @@
+package io.github.ratelimit.core.lease;
+
+/**
+ * SKELETON (to be implemented): what a leased limiter's leases did, live; read by metrics and the endpoint without
+ * any cost on the decision path.
+ */
+public interface LeaseStats {
+
+	/** @return lease calls made to the shared state (granted or not) */
+	long renewals();
+
+	/** @return permits taken by granted leases */
+	long permitsLeased();
+
+	/** @return permits given back to the shared state */
+	long permitsReturned();
+
+	/** @return permits that expired unused in a lease (or were not taken back) */
+	long permitsExpired();
+
+	/** @return requests decided from a lease in hand, without a call */
+	long localDecisions();
+
+	/** @return keys with a lease in hand now */
+	long leasesHeld();
+
+	/** @return unused permits in the leases in hand now */
+	long permitsHeld();
+
+}
