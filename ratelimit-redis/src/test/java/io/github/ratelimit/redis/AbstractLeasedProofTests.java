@@ -1,8 +1,6 @@
 package io.github.ratelimit.redis;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -11,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.ToLongFunction;
 
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Decision;
@@ -19,6 +18,7 @@ import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.lease.LeaseSettings;
 import io.github.ratelimit.core.lease.LeasedRateLimiter;
+import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
 import io.github.ratelimit.test.Hammer;
 import io.github.ratelimit.test.TestRedis;
 import org.junit.jupiter.api.Test;
@@ -139,9 +139,9 @@ abstract class AbstractLeasedProofTests {
 	@Test
 	void aStaticSplitRefusesOnTheBusyInstanceWhileBudgetIdlesOnTheQuietOnes() throws Exception {
 		Policy policy = new Policy("split-proof-" + UUID.randomUUID(), Algorithm.TOKEN_BUCKET, List.of(LIMIT));
+		// each instance decides its share alone (as the 'local' failure mode does): no shared state at all
 		List<RateLimiter> instances = servers().stream()
-			.map((server) -> new RedisRateLimiterBackend(server, "ratelimit", TestRedis.TIMEOUT)
-				.create(policy.dividedBy(INSTANCES)))
+			.map((server) -> new InMemoryRateLimiterBackend().create(policy.dividedBy(INSTANCES)))
 			.toList();
 		String key = "client-" + UUID.randomUUID();
 		AtomicIntegerArray perInstance = new AtomicIntegerArray(INSTANCES);
@@ -213,7 +213,7 @@ abstract class AbstractLeasedProofTests {
 		return admitted;
 	}
 
-	private static long sum(List<LeasedRateLimiter> instances, java.util.function.ToLongFunction<LeasedRateLimiter> stat) {
+	private static long sum(List<LeasedRateLimiter> instances, ToLongFunction<LeasedRateLimiter> stat) {
 		return instances.stream().mapToLong(stat).sum();
 	}
 
