@@ -77,7 +77,7 @@ class InMemoryRateLimiter extends AbstractRateLimiter {
 			for (int i = 0; i < limits.size(); i++) {
 				long[] state = live(entry, i, now);
 				states[i] = (state != null) ? LocalFixedWindow.giveBack(state, limits.get(i), takenAtMicros, permits)
-						: null;
+						: entry.states[i];
 				back = Math.min(back, (state != null) ? state[1] - states[i][1] : 0);
 			}
 			returned[0] = back;

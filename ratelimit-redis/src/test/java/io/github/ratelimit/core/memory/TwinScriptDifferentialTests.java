@@ -39,9 +39,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 class TwinScriptDifferentialTests {
 
 	/** Times are kept within twenty years of the start, so below 2^53 microseconds since the epoch. */
-	private static final long SPAN = 20 * 365 * 86_400_000_000L;
+	static final long SPAN = 20 * 365 * 86_400_000_000L;
 
-	private static final long START = ChronoUnit.MICROS.between(Instant.EPOCH, Instant.parse("2026-03-01T00:00:00Z"));
+	static final long START = ChronoUnit.MICROS.between(Instant.EPOCH, Instant.parse("2026-03-01T00:00:00Z"));
 
 	private static final int STEPS = 400;
 
@@ -70,7 +70,7 @@ class TwinScriptDifferentialTests {
 		return policies.stream();
 	}
 
-	private static List<List<String>> limits(Algorithm algorithm) {
+	static List<List<String>> limits(Algorithm algorithm) {
 		List<List<String>> common = List.of(List.of("1/1ms"), List.of("5/10s"), List.of("7/1s"), List.of("10/1m", "3/1h"),
 				List.of("3/1ms", "100/1d"), List.of("1/1000d"), List.of("103/1000d", "2/1s"));
 		List<List<String>> bounds = switch (algorithm) {
@@ -108,7 +108,7 @@ class TwinScriptDifferentialTests {
 	}
 
 	/** The next time: often the same or the next microsecond, else up to two periods on, an idle gap or a step back. */
-	private static long delta(Random random, Policy policy) {
+	static long delta(Random random, Policy policy) {
 		Limit limit = policy.limits().get(random.nextInt(policy.limits().size()));
 		long period = limit.periodMicros();
 		return switch (random.nextInt(10)) {
@@ -124,7 +124,7 @@ class TwinScriptDifferentialTests {
 	}
 
 	/** Often 1 or the whole smallest capacity, else anything between. */
-	private static long cost(Random random, long smallestCapacity) {
+	static long cost(Random random, long smallestCapacity) {
 		return switch (random.nextInt(4)) {
 			case 0 -> 1;
 			case 1 -> smallestCapacity;
@@ -132,7 +132,7 @@ class TwinScriptDifferentialTests {
 		};
 	}
 
-	private static List<String> keys(int limits) {
+	static List<String> keys(int limits) {
 		String client = "differential:{" + UUID.randomUUID() + "}:";
 		List<String> keys = new ArrayList<>();
 		for (int i = 0; i < limits; i++) {
