@@ -1,6 +1,7 @@
 package io.github.ratelimit.redis;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -21,6 +22,8 @@ import io.github.ratelimit.core.lease.LeasedRateLimiter;
 import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
 import io.github.ratelimit.test.Hammer;
 import io.github.ratelimit.test.TestRedis;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -50,6 +53,8 @@ abstract class AbstractLeasedProofTests {
 	private static final int REQUESTS = 1600;
 
 	private static final LeaseSettings SETTINGS = new LeaseSettings(50, true, Duration.ofSeconds(1));
+
+	private final List<RedisRateLimiterBackend> backends = new ArrayList<>();
 
 	/**
 	 * One connection factory per instance.
@@ -174,11 +179,25 @@ abstract class AbstractLeasedProofTests {
 		}
 	}
 
+	@BeforeEach
+	void startBackends() {
+		for (LettuceConnectionFactory server : servers()) {
+			RedisRateLimiterBackend backend = new RedisRateLimiterBackend(server, "ratelimit", TestRedis.TIMEOUT);
+			backend.start();
+			this.backends.add(backend);
+		}
+	}
+
+	@AfterEach
+	void closeBackends() {
+		this.backends.forEach(RedisRateLimiterBackend::close);
+	}
+
+	/**
+	 * One leased limiter per instance, each over that instance's own backend.
+	 */
 	private List<LeasedRateLimiter> leased(Policy policy) {
-		return servers().stream()
-			.map((server) -> new LeasedRateLimiter(
-					new RedisRateLimiterBackend(server, "ratelimit", TestRedis.TIMEOUT).create(policy), SETTINGS))
-			.toList();
+		return this.backends.stream().map((backend) -> new LeasedRateLimiter(backend.create(policy), SETTINGS)).toList();
 	}
 
 	private static int unevenly(Hammer.Attempt attempt) throws Exception {
