@@ -16,6 +16,7 @@ import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RateLimiterBackend;
+import io.github.ratelimit.core.lease.LeaseSettings;
 import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
 import io.github.ratelimit.spring.FailureMode;
 import io.github.ratelimit.spring.IpKeys;
@@ -24,6 +25,7 @@ import io.github.ratelimit.spring.OverriddenPolicies;
 import io.github.ratelimit.spring.PlanResolver;
 import io.github.ratelimit.spring.PlanResolvers;
 import io.github.ratelimit.spring.PolicyDefinition;
+import io.github.ratelimit.spring.PolicyLeases;
 import io.github.ratelimit.spring.PolicyPlans;
 import io.github.ratelimit.spring.RequestKeyResolvers;
 import org.jspecify.annotations.Nullable;
@@ -56,12 +58,15 @@ final class ConfiguredPolicies {
 
 	private final IpKeys ipKeys;
 
+	private final PolicyLeases leases;
+
 	ConfiguredPolicies(RateLimitProperties properties, RateLimiterBackend backend, BeanFactory beanFactory,
-			IpKeys ipKeys) {
+			IpKeys ipKeys, PolicyLeases leases) {
 		this.properties = properties;
 		this.backend = backend;
 		this.beanFactory = beanFactory;
 		this.ipKeys = ipKeys;
+		this.leases = leases;
 	}
 
 	List<PolicyDefinition> definitions() {
@@ -102,7 +107,7 @@ final class ConfiguredPolicies {
 		if (settings.getPlans().isEmpty()) {
 			checkNoPlanSettings(prefix, settings);
 			return variant(template, prefix, null, algorithm, settings.getLimits(), settings.getCost(),
-					prefix + "cost");
+					prefix + "cost", settings.getLease());
 		}
 		return withPlans(template, prefix, settings, algorithm);
 	}
@@ -142,7 +147,7 @@ final class ConfiguredPolicies {
 			Algorithm planAlgorithm = (planSettings.getAlgorithm() != null) ? planSettings.getAlgorithm() : algorithm;
 			plans.put(plan, variant(template, planPrefix, plan, planAlgorithm, planSettings.getLimits(),
 					(planCost != null) ? planCost : settings.getCost(),
-					(planCost != null) ? planPrefix + "cost" : prefix + "cost"));
+					(planCost != null) ? planPrefix + "cost" : prefix + "cost", settings.getLease()));
 		});
 		String defaultPlan = settings.getDefaultPlan();
 		if (!StringUtils.hasText(defaultPlan) || !plans.containsKey(defaultPlan)) {
@@ -178,7 +183,8 @@ final class ConfiguredPolicies {
 	 * @param costProperty the property the cost was given by (the policy's, for a plan without a cost of its own)
 	 */
 	private PolicyDefinition variant(PolicyDefinition template, String prefix, @Nullable String plan,
-			Algorithm algorithm, List<LimitProperties> limitSettings, long cost, String costProperty) {
+			Algorithm algorithm, List<LimitProperties> limitSettings, long cost, String costProperty,
+			RateLimitProperties.Lease lease) {
 		List<Limit> limits = limits(prefix + "limits", limitSettings);
 		String name = template.name();
 		Policy policy = check(prefix.substring(0, prefix.length() - 1), () -> new Policy(name, algorithm, limits, plan),
@@ -197,9 +203,53 @@ final class ConfiguredPolicies {
 		if (template.failureMode() == FailureMode.LOCAL) {
 			checkFallbackCapacity(prefix, policy, cost);
 		}
-		return new PolicyDefinition(policy, this.backend.create(policy), template.keyStrategy(), template.keyResolver(),
-				template.paths(), template.excludePaths(), template.methods(), cost, template.failureMode(),
-				template.shadow());
+		return new PolicyDefinition(policy, limiter(policy, cost, lease), template.keyStrategy(),
+				template.keyResolver(), template.paths(), template.excludePaths(), template.methods(), cost,
+				template.failureMode(), template.shadow());
+	}
+
+	/**
+	 * The limiter of a policy (or a plan): the backend's, leased when the policy's lease is enabled.
+	 */
+	private RateLimiter limiter(Policy policy, long cost, RateLimitProperties.Lease lease) {
+		RateLimiter limiter = this.backend.create(policy);
+		if (!lease.isEnabled()) {
+			return limiter;
+		}
+		return this.leases.lease(limiter, leaseSettings(policy, cost, lease));
+	}
+
+	/**
+	 * Checks a policy's lease settings against one of its plans (or the policy itself, without plans).
+	 */
+	static LeaseSettings leaseSettings(Policy policy, long cost, RateLimitProperties.Lease lease) {
+		String prefix = "ratelimit.policies." + policy.name() + ".lease.";
+		if (!policy.algorithm().leasable()) {
+			throw new InvalidRateLimitConfigurationException(prefix + "enabled",
+					"the " + policy.algorithm().id() + " algorithm" + ((policy.plan() != null)
+							? " of plan '" + policy.plan() + "'" : "")
+							+ " cannot be leased: it promises every rolling period, and a permit taken in one period "
+							+ "and used in the next would be counted in neither",
+					"use token-bucket, gcra or fixed-window for a leased policy, or remove " + prefix + "enabled",
+					null);
+		}
+		long capacity = policy.smallestCapacity();
+		Long configured = lease.getBatch();
+		long batch = (configured != null) ? configured : Math.max(cost, Math.max(1, capacity / 100));
+		if (batch < cost || batch > capacity) {
+			throw new InvalidRateLimitConfigurationException(prefix + "batch",
+					"a batch of " + batch + " is " + ((batch < cost) ? "below the cost " + cost
+							+ ", so no lease could pay for a request" : "above the smallest capacity " + capacity
+							+ ((policy.plan() != null) ? " of plan '" + policy.plan() + "'" : "")),
+					"set a batch between " + cost + " and " + capacity + " (or leave it out: 1% of the capacity)",
+					null);
+		}
+		Duration maxAge = lease.getMaxAge();
+		if (maxAge == null || maxAge.isZero() || maxAge.isNegative()) {
+			throw new InvalidRateLimitConfigurationException(prefix + "max-age",
+					"the maximum age of a lease must be positive, was " + maxAge, "set a duration such as 1s", null);
+		}
+		return new LeaseSettings(batch, lease.isAdaptive(), maxAge);
 	}
 
 	/**

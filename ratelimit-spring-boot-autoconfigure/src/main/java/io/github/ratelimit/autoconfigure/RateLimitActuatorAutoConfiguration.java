@@ -3,12 +3,14 @@ package io.github.ratelimit.autoconfigure;
 import io.github.ratelimit.core.RateLimiterBackend;
 import io.github.ratelimit.core.override.ClientOverrides;
 import io.github.ratelimit.spring.IpKeys;
+import io.github.ratelimit.spring.PolicyLeases;
 import io.github.ratelimit.spring.RateLimitCounters;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.spring.actuate.RateLimiterHealthIndicator;
 import io.github.ratelimit.spring.actuate.RateLimitsEndpoint;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -39,9 +41,10 @@ public final class RateLimitActuatorAutoConfiguration {
 		@ConditionalOnAvailableEndpoint
 		RateLimitsEndpoint rateLimitsEndpoint(RateLimitRegistry registry, RateLimitCounters counters,
 				RateLimitEnforcer enforcer, RateLimitProperties properties, IpKeys ipKeys, ClientOverrides overrides,
-				ApplicationContext context) {
+				ApplicationContext context, ObjectProvider<PolicyLeases> leases) {
 			return new RateLimitsEndpoint(registry, counters, enforcer, properties.getFailureMode(), ipKeys,
-					overrides, context instanceof ReactiveWebApplicationContext);
+					overrides, context instanceof ReactiveWebApplicationContext,
+					leases.getIfAvailable(PolicyLeases::new));
 		}
 
 	}

@@ -11,6 +11,7 @@ import io.github.ratelimit.core.resilience.CircuitBreaker;
 import io.github.ratelimit.core.resilience.DenyCache;
 import io.github.ratelimit.spring.IpKeys;
 import io.github.ratelimit.spring.OverriddenPolicies;
+import io.github.ratelimit.spring.PolicyLeases;
 import io.github.ratelimit.spring.RateLimitCounters;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitRecorder;
@@ -49,10 +50,20 @@ public final class RateLimitAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitRegistry rateLimitRegistry(RateLimitProperties properties, RateLimiterBackend backend,
-			BeanFactory beanFactory, IpKeys ipKeys) {
+			BeanFactory beanFactory, IpKeys ipKeys, PolicyLeases leases) {
 		return new RateLimitRegistry(backend,
-				new ConfiguredPolicies(properties, backend, beanFactory, ipKeys).definitions(),
+				new ConfiguredPolicies(properties, backend, beanFactory, ipKeys, leases).definitions(),
 				properties.getAlgorithm(), properties.getFailureMode(), RequestKeyResolvers.ip(ipKeys));
+	}
+
+	/**
+	 * The leased limiters of the configured policies, closed (their unused permits returned where the algorithm
+	 * takes them back) when the application stops, before the backend and its connections.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	PolicyLeases rateLimitPolicyLeases(RateLimiterBackend backend) {
+		return new PolicyLeases();
 	}
 
 	@Bean
@@ -269,9 +280,10 @@ public final class RateLimitAutoConfiguration {
 		@ConditionalOnMissingBean
 		RateLimitRefresher rateLimitRefresher(Environment environment, RateLimitRegistry registry,
 				RateLimiterBackend backend, BeanFactory beanFactory, IpKeys ipKeys, RateLimitEnforcer enforcer,
-				RateLimitStartupLogger startupLogger, ObjectProvider<RateLimitedPolicies> annotated) {
+				RateLimitStartupLogger startupLogger, ObjectProvider<RateLimitedPolicies> annotated,
+				PolicyLeases leases) {
 			return new RateLimitRefresher(environment, registry, backend, beanFactory, ipKeys, enforcer, startupLogger,
-					annotated);
+					annotated, leases);
 		}
 
 		@Bean

@@ -1,6 +1,8 @@
 package io.github.ratelimit.autoconfigure;
 
+import io.github.ratelimit.spring.PolicyLeases;
 import io.github.ratelimit.spring.RateLimitRegistry;
+import io.github.ratelimit.spring.metrics.RateLimitLeaseMetrics;
 import io.github.ratelimit.spring.metrics.RateLimitMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 
@@ -11,7 +13,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 /**
- * Micrometer metrics of rate limit decisions, on the application's {@link MeterRegistry}.
+ * Micrometer metrics of rate limit decisions (and of leased policies' leases), on the application's {@link MeterRegistry}.
  */
 @AutoConfiguration(after = RateLimitAutoConfiguration.class,
 		afterName = { "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
@@ -24,6 +26,13 @@ public final class RateLimitMetricsAutoConfiguration {
 	@ConditionalOnMissingBean
 	RateLimitMetrics rateLimitMetrics(MeterRegistry registry) {
 		return new RateLimitMetrics(registry);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(PolicyLeases.class)
+	RateLimitLeaseMetrics rateLimitLeaseMetrics(MeterRegistry registry, PolicyLeases leases) {
+		return new RateLimitLeaseMetrics(registry, leases);
 	}
 
 }

@@ -513,6 +513,8 @@ public class RateLimitProperties {
 		 */
 		private Map<String, Plan> plans = new LinkedHashMap<>();
 
+		private final Lease lease = new Lease();
+
 		public List<LimitProperties> getLimits() {
 			return this.limits;
 		}
@@ -607,6 +609,74 @@ public class RateLimitProperties {
 
 		public void setPlans(Map<String, Plan> plans) {
 			this.plans = plans;
+		}
+
+		public Lease getLease() {
+			return this.lease;
+		}
+
+	}
+
+	/**
+	 * Leased permits of a policy: an instance takes a batch of a client's permits from the backend in one call and
+	 * decides that client's requests from it locally, never admitting more than the policy's limits.
+	 */
+	public static class Lease {
+
+		/**
+		 * Whether this instance decides the policy's requests from leases of permits (token-bucket, gcra and
+		 * fixed-window only). Applies to every plan of the policy; clients with an override are decided exactly.
+		 */
+		private boolean enabled;
+
+		/**
+		 * Most permits one lease takes, at most the policy's (or each plan's) smallest capacity. Defaults to 1% of
+		 * that capacity, at least 1.
+		 */
+		private @Nullable Long batch;
+
+		/**
+		 * Whether a lease takes fewer permits than 'batch' when this instance's own recent rate of requests for the
+		 * client would not use them within half the maximum age.
+		 */
+		private boolean adaptive = true;
+
+		/**
+		 * How long a lease's permits may be handed out after they were taken; unused permits then expire (or go back,
+		 * for fixed-window). Bounds how far a token bucket's or GCRA's admissions may run ahead of its rate.
+		 */
+		private Duration maxAge = Duration.ofSeconds(1);
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public @Nullable Long getBatch() {
+			return this.batch;
+		}
+
+		public void setBatch(@Nullable Long batch) {
+			this.batch = batch;
+		}
+
+		public boolean isAdaptive() {
+			return this.adaptive;
+		}
+
+		public void setAdaptive(boolean adaptive) {
+			this.adaptive = adaptive;
+		}
+
+		public Duration getMaxAge() {
+			return this.maxAge;
+		}
+
+		public void setMaxAge(Duration maxAge) {
+			this.maxAge = maxAge;
 		}
 
 	}

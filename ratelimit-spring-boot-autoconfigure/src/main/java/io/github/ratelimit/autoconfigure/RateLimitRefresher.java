@@ -12,6 +12,7 @@ import java.util.stream.Collectors;
 
 import io.github.ratelimit.core.RateLimiterBackend;
 import io.github.ratelimit.spring.IpKeys;
+import io.github.ratelimit.spring.PolicyLeases;
 import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitRegistry;
@@ -40,7 +41,9 @@ import org.springframework.core.env.Environment;
  * replaces the registry's policies at once, logging what changed; an invalid configuration is logged, naming the
  * property, and the running policies stay. Other {@code ratelimit.*} settings are read at start-up only: a change of
  * them is logged and not applied. It never reads the {@link RateLimitProperties} bean, which Spring Cloud rebinds in
- * place (and leaves half bound when a value is invalid).
+ * place (and leaves half bound when a value is invalid). Leased limiters that no policy uses after a refresh (those
+ * replaced, or built for a configuration that was not applied) are closed, their unused permits returned where the
+ * algorithm takes them back.
  */
 final class RateLimitRefresher {
 
@@ -62,16 +65,19 @@ final class RateLimitRefresher {
 
 	private final ObjectProvider<RateLimitedPolicies> annotated;
 
+	private final PolicyLeases leases;
+
 	/** What each applied policy is, to tell which a refresh changed. */
 	private Map<String, String> applied;
 
 	RateLimitRefresher(Environment environment, RateLimitRegistry registry, RateLimiterBackend backend,
 			BeanFactory beanFactory, IpKeys ipKeys, RateLimitEnforcer enforcer, RateLimitStartupLogger describer,
-			ObjectProvider<RateLimitedPolicies> annotated) {
+			ObjectProvider<RateLimitedPolicies> annotated, PolicyLeases leases) {
 		this.environment = environment;
 		this.registry = registry;
+		this.leases = leases;
 		RateLimitProperties startup = bind(environment);
-		this.configuredPolicies = new ConfiguredPolicies(startup, backend, beanFactory, ipKeys);
+		this.configuredPolicies = new ConfiguredPolicies(startup, backend, beanFactory, ipKeys, leases);
 		this.enforcer = enforcer;
 		this.describer = describer;
 		this.annotated = annotated;
@@ -112,6 +118,9 @@ final class RateLimitRefresher {
 		}
 		catch (InvalidRateLimitedException ex) {
 			reject(ex, ex.getAction());
+		}
+		finally {
+			this.leases.retainOnly(this.registry.policies());
 		}
 		return false;
 	}

@@ -16,6 +16,7 @@ import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RateLimiterBackend;
+import io.github.ratelimit.core.lease.LeasedRateLimiter;
 import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
 import io.github.ratelimit.core.resilience.CircuitBreaker;
 import io.github.ratelimit.core.resilience.DenyCache;
@@ -32,8 +33,11 @@ import org.jspecify.annotations.Nullable;
 /**
  * Enforces policies: the one path by which the web filters of both stacks and {@code @RateLimited} reach a limiter, blocking ({@link #enforce}) or not ({@link #enforceAsync}).
  * <p>
- * It asks the deny cache first (a client the backend refused a moment ago is refused again without a call), then
- * the policy's limiter, unless the circuit breaker says the backend is failing. When the limiter throws, the policy's
+ * A policy whose limiter is a {@link LeasedRateLimiter} decides a request from the lease in hand first, without a
+ * call (so neither the deny cache nor the circuit breaker applies, and a lease keeps serving while the backend is
+ * down). Otherwise it asks the deny cache (a client the backend refused a moment ago is refused again without a
+ * call), then the policy's limiter (for a leased policy, a renewal of its lease, refused or failing like any call),
+ * unless the circuit breaker says the backend is failing. When the limiter throws, the policy's
  * failure mode decides: {@code open} lets the request through, {@code closed} refuses it with 503, {@code local} asks
  * an in-process limiter whose limits are divided by the number of instances. What the error was decides the rest:
  * a failure of the backend (as the backend itself tells) is reported to the breaker and warned of at most every
@@ -306,12 +310,18 @@ public class RateLimitEnforcer {
 	}
 
 	/**
-	 * The outcome of a request decided without a backend call (a refusal remembered by the deny cache), or
-	 * {@code null} when the backend must be asked.
+	 * The outcome of a request decided without a backend call (from a lease in hand, or a refusal remembered by the
+	 * deny cache), or {@code null} when the backend must be asked.
 	 */
 	private @Nullable RateLimitOutcome beforeCall(PolicyDefinition policy, String key, long permits) {
 		if (permits < 1) {
 			throw new IllegalArgumentException("Permits must be at least 1, was " + permits);
+		}
+		if (policy.limiter() instanceof LeasedRateLimiter leased) {
+			Decision local = leased.tryLocal(key, permits);
+			if (local != null) {
+				return record(new RateLimitOutcome(policy, local, RateLimitOutcome.Kind.ALLOWED, permits), -1);
+			}
 		}
 		Decision cached = (this.denyCache != null) ? this.denyCache.find(policy.scope(), key, permits) : null;
 		return (cached != null) ? record(new RateLimitOutcome(policy, cached, refusedKind(policy), permits), -1) : null;

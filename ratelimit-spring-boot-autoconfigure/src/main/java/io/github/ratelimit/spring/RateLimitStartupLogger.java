@@ -3,9 +3,12 @@ package io.github.ratelimit.spring;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.stream.Collectors;
 
 import io.github.ratelimit.core.Limit;
+import io.github.ratelimit.core.lease.LeaseSettings;
+import io.github.ratelimit.core.lease.LeasedRateLimiter;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -14,8 +17,8 @@ import org.springframework.web.util.pattern.PathPattern;
 
 /**
  * Logs, once the application's beans are ready, one INFO line saying what is limited: the backend, the failure
- * mode and every configured policy (limits, algorithm, key strategy and where it is applied; for a policy with plans,
- * its plan strategy and each plan's limits).
+ * mode and every configured policy (limits, algorithm, lease settings of a leased one, key strategy and where it is
+ * applied; for a policy with plans, its plan strategy and each plan's limits).
  */
 public class RateLimitStartupLogger implements SmartInitializingSingleton {
 
@@ -72,7 +75,7 @@ public class RateLimitStartupLogger implements SmartInitializingSingleton {
 			parts.add("plan " + policy.plans().strategy() + ", plans " + described);
 		}
 		else {
-			parts.add(limits(policy));
+			parts.add(limits(policy) + lease(policy));
 		}
 		parts.add("key " + policy.keyStrategy());
 		parts.add(where(policy));
@@ -91,7 +94,32 @@ public class RateLimitStartupLogger implements SmartInitializingSingleton {
 	private static String describe(PolicyDefinition plan, PolicyPlans plans) {
 		String cost = (plan.cost() != 1) ? ", cost " + plan.cost() : "";
 		String isDefault = plan.equals(plans.defaultPlan()) ? ", default" : "";
-		return plan.plan() + " (" + limits(plan) + cost + isDefault + ")";
+		return plan.plan() + " (" + limits(plan) + lease(plan) + cost + isDefault + ")";
+	}
+
+	/**
+	 * How a policy without plans, or a plan, leases its permits: empty when it does not.
+	 */
+	private static String lease(PolicyDefinition policy) {
+		if (!(policy.limiter() instanceof LeasedRateLimiter leased)) {
+			return "";
+		}
+		LeaseSettings settings = leased.settings();
+		return ", leased (batch " + settings.batch() + ((settings.adaptive()) ? " adaptive" : "") + ", max-age "
+				+ duration(settings.maxAge().toMillis()) + ")";
+	}
+
+	private static String duration(long millis) {
+		for (Map.Entry<String, Long> unit : Map.of("d", 86_400_000L, "h", 3_600_000L, "m", 60_000L, "s", 1000L)
+			.entrySet()
+			.stream()
+			.sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+			.toList()) {
+			if (millis % unit.getValue() == 0) {
+				return (millis / unit.getValue()) + unit.getKey();
+			}
+		}
+		return millis + "ms";
 	}
 
 	/**

@@ -3,6 +3,7 @@ package io.github.ratelimit.refresh;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
@@ -192,6 +193,30 @@ class LiveConfigurationTests {
 		threads.shutdown();
 		assertThat(requests).isPositive();
 		assertThat(wrong).isEmpty();
+	}
+
+	@Test
+	void refreshShouldGiveBackTheLeasesOfReplacedLimitersAndRejectALeaseTheAlgorithmCannotHave(CapturedOutput output) {
+		String[] leased = { "ratelimit.policies.api.limits=10/1h", STARTUP[1], STARTUP[2],
+				"ratelimit.policies.api.algorithm=fixed-window", "ratelimit.policies.api.lease.enabled=true",
+				"ratelimit.policies.api.lease.batch=5", "ratelimit.policies.api.lease.adaptive=false",
+				"ratelimit.policies.api.lease.max-age=1h", STARTUP[3] };
+		this.app.reconfigure(leased);
+		assertThat(output).contains("changed api (10/1h, fixed-window, leased (batch 5, max-age 1h)");
+		assertThat(this.app.get("/api/a", "X-Client", "a").statusCode()).isEqualTo(200);
+		// a refresh builds every policy's limiter afresh: the replaced one gives its 4 unused permits back (its lease
+		// would otherwise hold them for an hour)
+		String[] more = Arrays.copyOf(leased, leased.length + 2);
+		more[leased.length] = "ratelimit.policies.orders.limits=1/1m";
+		more[leased.length + 1] = "ratelimit.policies.orders.paths=/orders/**";
+		this.app.reconfigure(more);
+		assertThat(output).contains("Rate limit configuration refreshed: added orders");
+		assertAdmitted("/api/a", "a", 9);
+		this.app.reconfigure(STARTUP[0], STARTUP[1], STARTUP[2], "ratelimit.policies.api.algorithm=sliding-window",
+				"ratelimit.policies.api.lease.enabled=true", STARTUP[3]);
+		assertThat(output).contains("Rate limit configuration refresh rejected")
+			.contains("'ratelimit.policies.api.lease.enabled'");
+		assertAdmitted("/api/a", "b", 10);
 	}
 
 	/** A refresh that Spring Cloud's rebinding of the properties bean fails, after this starter has logged why. */

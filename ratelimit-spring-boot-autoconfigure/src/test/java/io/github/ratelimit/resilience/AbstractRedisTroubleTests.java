@@ -14,6 +14,7 @@ import java.util.concurrent.Future;
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.redis.RedisRateLimiterBackend;
 import io.github.ratelimit.spring.RateLimitCounters;
+import io.github.ratelimit.test.ScriptCalls;
 import io.github.ratelimit.test.TestRedis;
 import io.github.ratelimit.test.TestRedis.EmbeddedRedis;
 import io.lettuce.core.resource.ClientResources;
@@ -271,6 +272,44 @@ abstract class AbstractRedisTroubleTests {
 	}
 
 	@Test
+	void aLeaseInHandKeepsServingWhileRedisIsDownThenTheFailureModeApplies() throws InterruptedException {
+		RunningApp app = start(GENEROUS_TIMEOUT, "ratelimit.failure-mode=closed",
+				"ratelimit.policies.hello.limits=1000/1h", "ratelimit.policies.hello.paths=/hello",
+				"ratelimit.policies.hello.lease.enabled=true", "ratelimit.policies.hello.lease.batch=20",
+				"ratelimit.policies.hello.lease.adaptive=false", "ratelimit.policies.hello.lease.max-age=1h");
+		long before = scriptCalls();
+		assertThat(statuses(app, 1)).containsOnly(200);
+		assertThat(scriptCalls() - before).as("one grant of 20 permits").isEqualTo(1);
+		redis.stop();
+		Thread.sleep(500);
+		assertThat(statuses(app, 19)).as("the 19 permits left in the lease").containsOnly(200);
+		assertThat(statuses(app, 3)).as("the renewal fails: failure-mode closed").containsOnly(503);
+		assertThat(count(app, "ratelimit.requests", "outcome:allowed")).isEqualTo(20);
+		assertThat(count(app, "ratelimit.requests", "outcome:failed-closed")).isEqualTo(3);
+		assertThat(count(app, "ratelimit.lease.local", "policy:hello")).isEqualTo(19);
+		redis.restart();
+		awaitHealthUp(app);
+		assertThat(statuses(app, 1)).as("Redis came back: the next renewal is granted").containsOnly(200);
+	}
+
+	@Test
+	void denyCacheRemembersARefusedRenewalOfALeasedPolicy() {
+		RunningApp app = start(GENEROUS_TIMEOUT, "ratelimit.policies.hello.limits=10/1h",
+				"ratelimit.policies.hello.paths=/hello", "ratelimit.policies.hello.lease.enabled=true",
+				"ratelimit.policies.hello.lease.batch=5", "ratelimit.policies.hello.lease.adaptive=false");
+		long before = scriptCalls();
+		assertThat(statuses(app, 10)).containsOnly(200);
+		assertThat(scriptCalls() - before).as("two leases of 5").isEqualTo(2);
+		long start = System.nanoTime();
+		assertThat(statuses(app, 300)).containsOnly(429);
+		long seconds = Duration.ofNanos(System.nanoTime() - start).toSeconds() + 1;
+		// one refused renewal, then at most one a second (the deny cache's longest answer)
+		long renewals = scriptCalls() - before;
+		assertThat(renewals - 2).isLessThanOrEqualTo(1 + seconds);
+		assertThat(count(app, "ratelimit.lease.renewals", "policy:hello")).isEqualTo(renewals);
+	}
+
+	@Test
 	void withoutTheDenyCacheEveryRefusalAsksRedis() {
 		RunningApp app = start(GENEROUS_TIMEOUT, "ratelimit.deny-cache.enabled=false",
 				"ratelimit.policies.hello.limits=5/1h", "ratelimit.policies.hello.paths=/hello");
@@ -375,15 +414,7 @@ abstract class AbstractRedisTroubleTests {
 	}
 
 	private static long scriptCalls() {
-		Properties stats = redisCommand((connection) -> connection.serverCommands().info("commandstats"));
-		long calls = 0;
-		for (String command : List.of("cmdstat_evalsha", "cmdstat_eval")) {
-			String line = stats.getProperty(command);
-			if (line != null) {
-				calls += Long.parseLong(line.replaceAll("^calls=(\\d+),.*$", "$1"));
-			}
-		}
-		return calls;
+		return ScriptCalls.of(new StringRedisTemplate(admin));
 	}
 
 	private static <T> T redisCommand(RedisCallback<T> command) {

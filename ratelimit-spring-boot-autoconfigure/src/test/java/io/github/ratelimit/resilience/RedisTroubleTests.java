@@ -1,6 +1,7 @@
 package io.github.ratelimit.resilience;
 
 import java.net.http.HttpResponse;
+import java.util.UUID;
 
 import org.junit.jupiter.api.Test;
 
@@ -11,6 +12,23 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Redis is down.
  */
 class RedisTroubleTests extends AbstractRedisTroubleTests {
+
+	@Test
+	void stoppingAnApplicationGivesAFixedWindowsUnusedLeasedPermitsBackToRedis() {
+		String[] properties = { GENEROUS_TIMEOUT, "ratelimit.key-prefix=stopping-" + UUID.randomUUID(),
+				"ratelimit.policies.hello.limits=100/1h", "ratelimit.policies.hello.paths=/hello",
+				"ratelimit.policies.hello.algorithm=fixed-window", "ratelimit.policies.hello.lease.enabled=true",
+				"ratelimit.policies.hello.lease.batch=10", "ratelimit.policies.hello.lease.adaptive=false",
+				"ratelimit.policies.hello.lease.max-age=1h" };
+		try (RunningApp first = RunningApp.start(redis.port(), properties)) {
+			assertThat(first.get("/hello").statusCode()).isEqualTo(200);
+			assertThat(first.get("/actuator/ratelimits/hello/127.0.0.1").body()).contains("\"remaining\":90");
+		}
+		try (RunningApp second = RunningApp.start(redis.port(), properties)) {
+			assertThat(second.get("/actuator/ratelimits/hello/127.0.0.1").body())
+				.as("the 9 permits left in the stopped application's lease are back").contains("\"remaining\":99");
+		}
+	}
 
 	@Test
 	void rateLimitedMethodsAndTheEndpointAnswerWhileRedisIsDown() throws InterruptedException {

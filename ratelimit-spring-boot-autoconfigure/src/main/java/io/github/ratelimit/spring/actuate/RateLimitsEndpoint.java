@@ -12,11 +12,15 @@ import java.util.stream.Collectors;
 
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Limit;
+import io.github.ratelimit.core.lease.LeaseSettings;
+import io.github.ratelimit.core.lease.LeaseStats;
+import io.github.ratelimit.core.lease.LeasedRateLimiter;
 import io.github.ratelimit.core.override.ClientOverride;
 import io.github.ratelimit.core.override.ClientOverrides;
 import io.github.ratelimit.spring.FailureMode;
 import io.github.ratelimit.spring.IpKeys;
 import io.github.ratelimit.spring.PolicyDefinition;
+import io.github.ratelimit.spring.PolicyLeases;
 import io.github.ratelimit.spring.PolicyUse;
 import io.github.ratelimit.spring.RateLimitCounters;
 import io.github.ratelimit.spring.RateLimitEnforcer;
@@ -38,7 +42,8 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.web.util.pattern.PathPattern;
 
 /**
- * The {@code ratelimits} endpoint: every policy with this instance's counts, a client's state without consuming
+ * The {@code ratelimits} endpoint: every policy with this instance's counts (and a leased policy's lease settings and
+ * statistics), a client's state without consuming
  * anything, and (where access is unrestricted) the reset of a client and operators' per-client overrides, each change
  * of which is logged with who made it.
  * <p>
@@ -67,6 +72,8 @@ public class RateLimitsEndpoint {
 	private final ClientOverrides overrides;
 
 	private final boolean remainingPathHoldsPolicy;
+
+	private final PolicyLeases leases;
 
 	/**
 	 * Creates the endpoint, naming clients by address with the {@linkplain IpKeys#DEFAULT default prefixes}.
@@ -120,6 +127,26 @@ public class RateLimitsEndpoint {
 	 */
 	public RateLimitsEndpoint(RateLimitRegistry registry, RateLimitCounters counters, RateLimitEnforcer enforcer,
 			FailureMode failureMode, IpKeys ipKeys, ClientOverrides overrides, boolean remainingPathHoldsPolicy) {
+		this(registry, counters, enforcer, failureMode, ipKeys, overrides, remainingPathHoldsPolicy,
+				new PolicyLeases());
+	}
+
+	/**
+	 * Creates the endpoint.
+	 * @param registry the policies
+	 * @param counters this instance's counts
+	 * @param enforcer the enforcer, which resets clients
+	 * @param failureMode the global failure mode
+	 * @param ipKeys how requests' addresses become keys, so that a client is named by its address
+	 * @param overrides the overrides the enforcer applies, which the endpoint lists, sets and removes
+	 * @param remainingPathHoldsPolicy whether the web layer passes the policy's segment as the first of the key's
+	 * (Spring Boot's WebFlux endpoint mapping does: it extracts the remaining path from the first variable on)
+	 * @param leases the leased policies, whose statistics since start the report of each shows
+	 */
+	public RateLimitsEndpoint(RateLimitRegistry registry, RateLimitCounters counters, RateLimitEnforcer enforcer,
+			FailureMode failureMode, IpKeys ipKeys, ClientOverrides overrides, boolean remainingPathHoldsPolicy,
+			PolicyLeases leases) {
+		this.leases = leases;
 		this.remainingPathHoldsPolicy = remainingPathHoldsPolicy;
 		this.registry = registry;
 		this.counters = counters;
@@ -314,7 +341,8 @@ public class RateLimitsEndpoint {
 				patterns(policy.excludePaths()), List.copyOf(policy.methods()),
 				ownSettings ? Long.toString(policy.cost()) : distinct(uses, PolicyUse::cost),
 				lowerCase(policy.failureMode()), policy.shadow(), uses, counts.allowed(), counts.denied(),
-				counts.failed(), plans(policy), defaultPlan(policy), this.overrides.list(policy.name()).size());
+				counts.failed(), plans(policy), defaultPlan(policy), this.overrides.list(policy.name()).size(),
+				LeaseReport.of(policy, this.leases.find(policy.name())));
 	}
 
 	private static Map<String, PlanReport> plans(PolicyDefinition policy) {
@@ -389,11 +417,42 @@ public class RateLimitsEndpoint {
 	 * @param plans the policy's plans by name, empty for a policy without plans (whose limits are its own)
 	 * @param defaultPlan the plan of clients the plan strategy names none for, {@code null} without plans
 	 * @param overrides the number of clients with an override of the policy
+	 * @param lease how the policy leases its permits and what its leases did, {@code null} when it does not lease
 	 */
 	public record PolicyReport(String algorithm, List<String> limits, String key, List<String> paths,
 			List<String> excludePaths, List<String> methods, String cost, String failureMode, boolean shadow,
 			List<PolicyUse> annotations, long allowed, long denied, long failed, Map<String, PlanReport> plans,
-			@Nullable String defaultPlan, int overrides) {
+			@Nullable String defaultPlan, int overrides, @Nullable LeaseReport lease) {
+	}
+
+	/**
+	 * How a leased policy leases its permits, and what this instance's leases of it did since start (every plan's).
+	 *
+	 * @param batch the most permits one lease takes (the default plan's, for a policy with plans)
+	 * @param adaptive whether the batch adapts to this instance's recent rate of each client's requests
+	 * @param maxAge how long a lease's permits may be handed out, such as {@code PT1S}
+	 * @param renewals lease calls made to the backend, granted or not
+	 * @param permitsLeased permits taken from the backend
+	 * @param permitsReturned unused permits given back to the backend
+	 * @param permitsExpired permits that expired unused
+	 * @param localDecisions requests decided from a lease in hand, without a backend call
+	 * @param leasesHeld clients with a lease in hand now
+	 * @param permitsHeld unused permits in the leases in hand now
+	 */
+	public record LeaseReport(long batch, boolean adaptive, String maxAge, long renewals, long permitsLeased,
+			long permitsReturned, long permitsExpired, long localDecisions, long leasesHeld, long permitsHeld) {
+
+		static @Nullable LeaseReport of(PolicyDefinition policy, @Nullable LeaseStats stats) {
+			if (!(policy.limiter() instanceof LeasedRateLimiter leased)) {
+				return null;
+			}
+			LeaseSettings settings = leased.settings();
+			LeaseStats totals = (stats != null) ? stats : leased.stats();
+			return new LeaseReport(settings.batch(), settings.adaptive(), settings.maxAge().toString(),
+					totals.renewals(), totals.permitsLeased(), totals.permitsReturned(), totals.permitsExpired(),
+					totals.localDecisions(), totals.leasesHeld(), totals.permitsHeld());
+		}
+
 	}
 
 	/**

@@ -1,6 +1,7 @@
 package io.github.ratelimit.spring.actuate;
 
 import io.github.ratelimit.spring.actuate.RateLimitsEndpoint.ClientState;
+import io.github.ratelimit.spring.actuate.RateLimitsEndpoint.LeaseReport;
 import io.github.ratelimit.spring.actuate.RateLimitsEndpoint.OverrideReport;
 import io.github.ratelimit.spring.actuate.RateLimitsEndpoint.PlanReport;
 import io.github.ratelimit.spring.actuate.RateLimitsEndpoint.PolicyOverrides;
@@ -22,7 +23,8 @@ class RateLimitsEndpointRuntimeHints implements RuntimeHintsRegistrar {
 	@Override
 	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
 		new BindingReflectionHintsRegistrar().registerReflectionHints(hints.reflection(), RateLimitsReport.class,
-				PolicyReport.class, PlanReport.class, PolicyOverrides.class, OverrideReport.class, ClientState.class);
+				PolicyReport.class, PlanReport.class, PolicyOverrides.class, OverrideReport.class, ClientState.class,
+				LeaseReport.class);
 	}
 
 }
