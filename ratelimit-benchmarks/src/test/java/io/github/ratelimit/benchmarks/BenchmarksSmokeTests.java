@@ -88,9 +88,10 @@ class BenchmarksSmokeTests {
 			for (Algorithm algorithm : LeaseDecisions.ALGORITHMS) {
 				for (LeaseDecisions.Keys keys : LeaseDecisions.Keys.values()) {
 					for (LeaseDecisions.Mode mode : LeaseDecisions.Mode.values()) {
-						assertThat(results.leases.of(new LeaseDecisions.Cell(algorithm, keys, mode, threads)))
-							.hasSize(SETTINGS.runs())
-							.allSatisfy((measurement) -> assertThat(measurement.decisions()).isPositive());
+						List<Measurement> cell = results.leases.of(new LeaseDecisions.Cell(algorithm, keys, mode,
+								threads));
+						assertThat(cell).hasSize(SETTINGS.runs());
+						assertThat(cell.stream().mapToLong(Measurement::decisions).sum()).isPositive();
 					}
 				}
 				LeaseDecisions.Cell hot = new LeaseDecisions.Cell(algorithm, LeaseDecisions.Keys.HOT,
