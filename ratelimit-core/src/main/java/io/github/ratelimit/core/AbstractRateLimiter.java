@@ -1,9 +1,11 @@
 package io.github.ratelimit.core;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.stream.Collectors;
 
 /**
  * Base class of backends' limiters: validates arguments and combines the outcomes of a policy's limits into one
@@ -50,6 +52,55 @@ public abstract class AbstractRateLimiter implements RateLimiter {
 			return CompletableFuture.completedFuture(unsatisfiable(permits));
 		}
 		return evaluateAsync(key, permits).thenApply((outcomes) -> Decision.of(outcomes, permits));
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Validates the request, refuses a minimum above the policy's smallest capacity as {@link #tryAcquire} would
+	 * (without calling the backend; such a refusal has {@code takenAtMicros} 0), takes a maximum above that capacity as
+	 * the capacity, then asks the backend's {@link #lease} hook.
+	 * @throws IllegalArgumentException when the key is null or empty, {@code minimum} is below 1 or {@code maximum}
+	 * below {@code minimum}
+	 */
+	@Override
+	public final CompletionStage<LeaseGrant> tryLeaseAsync(String key, long minimum, long maximum) {
+		checkLeasable();
+		checkKey(key);
+		checkPermits(minimum);
+		if (maximum < minimum) {
+			throw new IllegalArgumentException(
+					"Maximum permits of a lease must be at least its minimum " + minimum + ", was " + maximum);
+		}
+		if (minimum > this.smallestCapacity) {
+			return CompletableFuture.completedFuture(new LeaseGrant(0, unsatisfiable(minimum), 0));
+		}
+		return lease(key, minimum, Math.min(maximum, this.smallestCapacity));
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Calls the backend's {@link #returnLeased} hook only for the fixed window, and only with permits to return;
+	 * otherwise completes with 0 at once.
+	 * @throws IllegalArgumentException when the key is null or empty, the grant null, or {@code permits} negative or
+	 * above the grant's
+	 */
+	@Override
+	public final CompletionStage<Long> returnLeasedAsync(String key, LeaseGrant grant, long permits) {
+		checkLeasable();
+		checkKey(key);
+		if (grant == null) {
+			throw new IllegalArgumentException("Lease grant must not be null");
+		}
+		if (permits < 0 || permits > grant.granted()) {
+			throw new IllegalArgumentException(
+					"Permits returned must be between 0 and the " + grant.granted() + " granted, was " + permits);
+		}
+		if (permits == 0 || this.policy.algorithm() != Algorithm.FIXED_WINDOW) {
+			return CompletableFuture.completedFuture(0L);
+		}
+		return returnLeased(key, grant.takenAtMicros(), permits);
 	}
 
 	@Override
@@ -105,10 +156,63 @@ public abstract class AbstractRateLimiter implements RateLimiter {
 	}
 
 	/**
+	 * Takes a lease atomically: the most permits every limit has available now, at most {@code maximum}, when that is
+	 * at least {@code minimum}; otherwise nothing, evaluating {@code minimum} permits as {@link #evaluate} would.
+	 * Build the answer with {@link #leaseGrant}. Backends of leasable algorithms override this; the default throws.
+	 * @param key the client's key
+	 * @param minimum the fewest permits worth taking, at least 1 and at most the policy's smallest capacity
+	 * @param maximum the most permits to take, at least {@code minimum} and at most the smallest capacity
+	 * @return the grant, when made
+	 */
+	protected CompletionStage<LeaseGrant> lease(String key, long minimum, long maximum) {
+		throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot lease");
+	}
+
+	/**
+	 * Gives unused permits of a fixed window's lease back: for each limit whose stored window is still the one
+	 * {@code takenAtMicros} falls in, its count goes down by {@code permits} (not below 0), its expiry unchanged.
+	 * Backends that lease the fixed window override this; the default throws.
+	 * @param key the client's key
+	 * @param takenAtMicros when the permits were taken, by the backend's clock
+	 * @param permits the permits to give back, at least 1
+	 * @return the fewest permits any limit took back
+	 */
+	protected CompletionStage<Long> returnLeased(String key, long takenAtMicros, long permits) {
+		throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot take leased permits back");
+	}
+
+	/**
+	 * The answer to a lease, the same from every backend.
+	 * @param outcomes one outcome per limit, for the permits granted or, when none were, for the minimum
+	 * @param granted the permits granted, 0 when refused
+	 * @param minimum the minimum asked for
+	 * @param takenAtMicros the backend's clock when the lease was decided
+	 * @return the grant
+	 */
+	protected static LeaseGrant leaseGrant(List<LimitOutcome> outcomes, long granted, long minimum,
+			long takenAtMicros) {
+		return new LeaseGrant(granted, Decision.of(outcomes, (granted > 0) ? granted : minimum), takenAtMicros);
+	}
+
+	/**
 	 * Forgets the state of every limit for the key.
 	 * @param key the client's key
 	 */
 	protected abstract void clear(String key);
+
+	private void checkLeasable() {
+		if (!this.policy.algorithm().leasable()) {
+			throw new UnsupportedOperationException("Policy '" + this.policy.name() + "' ("
+					+ this.policy.algorithm().id() + ") cannot be leased: only " + leasableAlgorithms() + " can");
+		}
+	}
+
+	private static String leasableAlgorithms() {
+		return Arrays.stream(Algorithm.values())
+			.filter(Algorithm::leasable)
+			.map(Algorithm::id)
+			.collect(Collectors.joining(", "));
+	}
 
 	private static void checkPermits(long permits) {
 		if (permits < 1) {

@@ -9,7 +9,8 @@ import io.github.ratelimit.core.Policy;
 
 /**
  * The script arguments of one policy, encoded once: {@code ARGV} is the permits, whether to consume (1|0), then
- * each limit's constants, the same number for every limit of an algorithm. Only the first two change per call.
+ * each limit's constants, the same number for every limit of an algorithm. Only the first two change per call: a
+ * lease sends its minimum and {@code L<maximum>}, a return of leased permits the permits and when they were taken.
  * <ul>
  * <li>{@code token-bucket} and {@code gcra}: the integer units of one permit ({@code period / g}), the units one
  * microsecond refills ({@code capacity / g}) and the units of a full bucket ({@code capacity * period / g}), with
@@ -68,6 +69,30 @@ final class LimitArguments {
 		arguments[0] = (permits < SMALL_NUMBERS.length) ? SMALL_NUMBERS[(int) permits]
 				: encode((permits > EXACT_PERMITS) ? BEYOND_EVERY_CAPACITY : permits);
 		arguments[1] = consume ? CONSUME : PEEK;
+		return arguments;
+	}
+
+	/**
+	 * The arguments of a lease.
+	 * @param minimum the fewest permits worth taking
+	 * @param maximum the most permits to take, at most the smallest capacity
+	 * @return the arguments, a fresh array whose constant elements are shared
+	 */
+	byte[][] lease(long minimum, long maximum) {
+		byte[][] arguments = of(minimum, true);
+		arguments[1] = ("L" + maximum).getBytes(StandardCharsets.US_ASCII);
+		return arguments;
+	}
+
+	/**
+	 * The arguments of {@code fixed-window-return.lua}.
+	 * @param permits the permits given back
+	 * @param takenAtMicros when they were taken, by Redis' clock
+	 * @return the arguments, a fresh array whose constant elements are shared
+	 */
+	byte[][] giveBack(long permits, long takenAtMicros) {
+		byte[][] arguments = of(permits, true);
+		arguments[1] = encode(takenAtMicros);
 		return arguments;
 	}
 

@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HexFormat;
 import java.util.List;
@@ -14,8 +15,9 @@ import java.util.Map;
 import io.github.ratelimit.core.Algorithm;
 
 /**
- * The Lua script of one algorithm, {@code common.lua} followed by {@code <algorithm>.lua}, read once, with its SHA-1
- * computed here so that no call has to compute or look it up.
+ * The Lua script of one algorithm, {@code common.lua} followed by {@code <algorithm>.lua}, or the fixed window's
+ * return of leased permits ({@code fixed-window-return.lua}), read once, with its SHA-1 computed here so that no call
+ * has to compute or look it up.
  */
 final class LuaScript {
 
@@ -26,6 +28,9 @@ final class LuaScript {
 			SCRIPTS.put(algorithm, new LuaScript(algorithm, read("common.lua") + "\n" + read(algorithm.id() + ".lua")));
 		}
 	}
+
+	private static final LuaScript FIXED_WINDOW_RETURN = new LuaScript(Algorithm.FIXED_WINDOW,
+			read("fixed-window-return.lua"));
 
 	private final Algorithm algorithm;
 
@@ -52,11 +57,21 @@ final class LuaScript {
 	}
 
 	/**
-	 * Every algorithm's script.
+	 * The script that gives a fixed window's leased permits back.
+	 * @return the script
+	 */
+	static LuaScript fixedWindowReturn() {
+		return FIXED_WINDOW_RETURN;
+	}
+
+	/**
+	 * Every script: each algorithm's and the fixed window's return.
 	 * @return the scripts
 	 */
 	static List<LuaScript> all() {
-		return List.copyOf(SCRIPTS.values());
+		List<LuaScript> all = new ArrayList<>(SCRIPTS.values());
+		all.add(FIXED_WINDOW_RETURN);
+		return List.copyOf(all);
 	}
 
 	Algorithm algorithm() {

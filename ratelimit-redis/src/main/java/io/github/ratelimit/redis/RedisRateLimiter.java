@@ -5,14 +5,16 @@ import java.util.List;
 import java.util.concurrent.CompletionStage;
 
 import io.github.ratelimit.core.AbstractRateLimiter;
+import io.github.ratelimit.core.LeaseGrant;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.LimitOutcome;
 import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimitKeys;
 
 /**
- * A policy's limiter on Redis: each decision is one call of the algorithm's script, which reads Redis' clock,
- * evaluates every limit and writes all of them or none. Everything constant per policy (arguments, key layout) is
+ * A policy's limiter on Redis: each decision, and each lease, is one call of the algorithm's script, which reads
+ * Redis' clock, evaluates every limit and writes all of them or none; a lease's reply ends with the grant and the
+ * clock. Everything constant per policy (arguments, key layout) is
  * encoded once, here.
  */
 class RedisRateLimiter extends AbstractRateLimiter {
@@ -47,6 +49,23 @@ class RedisRateLimiter extends AbstractRateLimiter {
 	@Override
 	protected CompletionStage<List<LimitOutcome>> evaluateAsync(String key, long permits) {
 		return this.redis.runAsync(this.script, this.keys.encodedKeys(key), this.arguments.of(permits, true)).thenApply(this::outcomes);
+	}
+
+	@Override
+	protected CompletionStage<LeaseGrant> lease(String key, long minimum, long maximum) {
+		return this.redis.runAsync(this.script, this.keys.encodedKeys(key), this.arguments.lease(minimum, maximum))
+			.thenApply((reply) -> {
+				int at = VALUES_PER_LIMIT * this.limits.length;
+				return leaseGrant(outcomes(reply), number(reply, at), minimum, number(reply, at + 1));
+			});
+	}
+
+	@Override
+	protected CompletionStage<Long> returnLeased(String key, long takenAtMicros, long permits) {
+		return this.redis
+			.runAsync(LuaScript.fixedWindowReturn(), this.keys.encodedKeys(key),
+					this.arguments.giveBack(permits, takenAtMicros))
+			.thenApply((reply) -> number(reply, 0));
 	}
 
 	@Override

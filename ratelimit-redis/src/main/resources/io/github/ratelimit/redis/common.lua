@@ -2,6 +2,10 @@
 -- decision from Redis' own clock, in integer microseconds.
 -- KEYS[i]: one key per limit. ARGV: permits, consume (1|0), then the same number of constants for each limit, computed
 -- once per policy by LimitArguments.java; each script names its own.
+-- A lease (token-bucket, gcra, fixed-window) sends 'L<maximum>' for consume, and permits is the minimum: the script
+-- evaluates its limits twice, first without consuming (each limit's remaining is then what it has available now), then
+-- taking the grant, the fewest available at most the maximum, if that is at least the minimum, else evaluating the
+-- minimum (refused as tryAcquire would refuse it). The reply is followed by the grant (0 when refused) and now (us).
 -- Each script returns, per limit: allowed (1|0), remaining, retry-after (us), reset-after (us) and next-permit (us: the
 -- time until the limit has more than `remaining`, draft-10's t; 0 when full), and writes only if every limit allows and
 -- consume is 1. The limiter never sends permits above the smallest capacity (it refuses them without calling Redis),
@@ -16,5 +20,21 @@
 local floor, ceil = math.floor, math.ceil
 local permits = ARGV[1] + 0
 local consume = ARGV[2] == '1'
+local lease = not consume and ARGV[2] ~= '0' and string.sub(ARGV[2], 2) + 0
 local clock = redis.call('TIME')
 local now = clock[1] * 1000000 + clock[2]
+
+-- A lease's first pass has read what each limit has available (its remaining, the second of its five replies): the
+-- grant is the fewest, at most the maximum, if at least the minimum; the second pass then takes it, or else evaluates
+-- the minimum, which is refused as tryAcquire would refuse it.
+local granted, grant = 0, nil
+if lease then
+  grant = function(result)
+    local available = lease
+    for i = 2, #result, 5 do
+      if result[i] < available then available = result[i] end
+    end
+    if available >= permits then granted, permits = available, available end
+    consume = true
+  end
+end

@@ -8,40 +8,47 @@
 
 local result, aheads, fractions = {0, 0, 0, 0, 0}, {}, {} -- five entries per limit, sized for one
 local admitted = true
-for i = 1, #KEYS do
-  local interval, rate, window = ARGV[3 * i] + 0, ARGV[3 * i + 1] + 0, ARGV[3 * i + 2] + 0
-  local period, capacity = window / rate, window / interval
-  local ahead, fraction = 0, 0
-  local tat = redis.call('GET', KEYS[i])
-  if tat then
-    local colon = string.find(tat, ':', 1, true)
-    if colon then
-      ahead, fraction = string.sub(tat, 1, colon - 1) - now, string.sub(tat, colon + 1) + 0
-    else
-      ahead = tat - now
+-- a lease evaluates twice: pass 1 reads what is available, pass 2 takes the grant
+for pass = lease and 1 or 2, 2 do
+  for i = 1, #KEYS do
+    local interval, rate, window = ARGV[3 * i] + 0, ARGV[3 * i + 1] + 0, ARGV[3 * i + 2] + 0
+    local period, capacity = window / rate, window / interval
+    local ahead, fraction = 0, 0
+    local tat = redis.call('GET', KEYS[i])
+    if tat then
+      local colon = string.find(tat, ':', 1, true)
+      if colon then
+        ahead, fraction = string.sub(tat, 1, colon - 1) - now, string.sub(tat, colon + 1) + 0
+      else
+        ahead = tat - now
+      end
+      if ahead < 0 then ahead, fraction = 0, 0 end
     end
-    if ahead < 0 then ahead, fraction = 0, 0 end
+    -- the ticks of the burst in use; a TAT a whole period ahead or more leaves none
+    local used = window
+    if ahead < period then used = ahead * rate + fraction end
+    local need = permits * interval
+    local allowed = used <= window - need
+    local retry = 0
+    if not allowed then
+      admitted = false
+      retry = ahead + ceil((fraction + need - window) / rate)
+    elseif consume then
+      used = used + need
+      ahead = floor(used / rate)
+      fraction = used - ahead * rate
+    end
+    aheads[i], fractions[i] = ahead, fraction
+    local remaining = floor((window - used) / interval)
+    local next = 0
+    if remaining < capacity then next = ahead + ceil((fraction + (remaining + 1) * interval - window) / rate) end
+    result[5 * i - 4], result[5 * i - 3], result[5 * i - 2], result[5 * i - 1], result[5 * i] =
+      allowed and 1 or 0, remaining, retry, ahead + ceil(fraction / rate), next
   end
-  -- the ticks of the burst in use; a TAT a whole period ahead or more leaves none
-  local used = window
-  if ahead < period then used = ahead * rate + fraction end
-  local need = permits * interval
-  local allowed = used <= window - need
-  local retry = 0
-  if not allowed then
-    admitted = false
-    retry = ahead + ceil((fraction + need - window) / rate)
-  elseif consume then
-    used = used + need
-    ahead = floor(used / rate)
-    fraction = used - ahead * rate
+  if pass == 1 then
+    grant(result)
+    admitted = true
   end
-  aheads[i], fractions[i] = ahead, fraction
-  local remaining = floor((window - used) / interval)
-  local next = 0
-  if remaining < capacity then next = ahead + ceil((fraction + (remaining + 1) * interval - window) / rate) end
-  result[5 * i - 4], result[5 * i - 3], result[5 * i - 2], result[5 * i - 1], result[5 * i] =
-    allowed and 1 or 0, remaining, retry, ahead + ceil(fraction / rate), next
 end
 
 if admitted and consume then
@@ -50,5 +57,9 @@ if admitted and consume then
     if fractions[i] > 0 then tat = string.format('%d:%d', tat, fractions[i]) end
     redis.call('SET', KEYS[i], tat, 'PX', ceil(result[5 * i - 1] / 1000))
   end
+end
+if lease then
+  result[#result + 1] = granted
+  result[#result + 1] = now
 end
 return result

@@ -6,40 +6,47 @@
 
 local result, levels = {0, 0, 0, 0, 0}, {} -- five entries per limit, sized for one
 local admitted = true
-for i = 1, #KEYS do
-  local unit, rate, full = ARGV[3 * i] + 0, ARGV[3 * i + 1] + 0, ARGV[3 * i + 2] + 0
-  local capacity = full / unit
-  local level = full
-  -- how long before the stored time now is, when the clock stepped back: refilling starts only then
-  local gap = 0
-  local state = redis.call('HMGET', KEYS[i], 'level', 'time')
-  if state[1] then
-    level = state[1] + 0
-    local elapsed = now - state[2]
-    -- compared before multiplying, so elapsed * rate stays below the missing units
-    if elapsed >= ceil((full - level) / rate) then
-      level = full
-    elseif elapsed > 0 then
-      level = level + elapsed * rate
-    else
-      gap = -elapsed
+-- a lease evaluates twice: pass 1 reads what is available, pass 2 takes the grant
+for pass = lease and 1 or 2, 2 do
+  for i = 1, #KEYS do
+    local unit, rate, full = ARGV[3 * i] + 0, ARGV[3 * i + 1] + 0, ARGV[3 * i + 2] + 0
+    local capacity = full / unit
+    local level = full
+    -- how long before the stored time now is, when the clock stepped back: refilling starts only then
+    local gap = 0
+    local state = redis.call('HMGET', KEYS[i], 'level', 'time')
+    if state[1] then
+      level = state[1] + 0
+      local elapsed = now - state[2]
+      -- compared before multiplying, so elapsed * rate stays below the missing units
+      if elapsed >= ceil((full - level) / rate) then
+        level = full
+      elseif elapsed > 0 then
+        level = level + elapsed * rate
+      else
+        gap = -elapsed
+      end
     end
+    local need = permits * unit
+    local allowed = level >= need
+    local retry = 0
+    if not allowed then
+      admitted = false
+      retry = gap + ceil((need - level) / rate)
+    elseif consume then
+      level, gap = level - need, 0
+    end
+    levels[i] = level
+    local remaining = floor(level / unit)
+    local next = 0
+    if remaining < capacity then next = gap + ceil(((remaining + 1) * unit - level) / rate) end
+    result[5 * i - 4], result[5 * i - 3], result[5 * i - 2], result[5 * i - 1], result[5 * i] =
+      allowed and 1 or 0, remaining, retry, gap + ceil((full - level) / rate), next
   end
-  local need = permits * unit
-  local allowed = level >= need
-  local retry = 0
-  if not allowed then
-    admitted = false
-    retry = gap + ceil((need - level) / rate)
-  elseif consume then
-    level, gap = level - need, 0
+  if pass == 1 then
+    grant(result)
+    admitted = true
   end
-  levels[i] = level
-  local remaining = floor(level / unit)
-  local next = 0
-  if remaining < capacity then next = gap + ceil(((remaining + 1) * unit - level) / rate) end
-  result[5 * i - 4], result[5 * i - 3], result[5 * i - 2], result[5 * i - 1], result[5 * i] =
-    allowed and 1 or 0, remaining, retry, gap + ceil((full - level) / rate), next
 end
 
 if admitted and consume then
@@ -47,5 +54,9 @@ if admitted and consume then
     redis.call('HSET', KEYS[i], 'level', levels[i], 'time', now)
     redis.call('PEXPIRE', KEYS[i], ceil(result[5 * i - 1] / 1000))
   end
+end
+if lease then
+  result[#result + 1] = granted
+  result[#result + 1] = now
 end
 return result

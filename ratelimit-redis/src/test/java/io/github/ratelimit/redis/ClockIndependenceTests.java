@@ -16,6 +16,7 @@ import java.util.function.Supplier;
 import io.github.ratelimit.core.AbstractRateLimiter;
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.LeaseGrant;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.LimitOutcome;
 import io.github.ratelimit.core.Policy;
@@ -51,7 +52,7 @@ class ClockIndependenceTests {
 
 	private static final List<Class<?>> DECISION_PATH = List.of(RedisRateLimiterBackend.class,
 			RedisRateLimiter.class, LettuceScriptExecutor.class, TemplateScriptExecutor.class, LettuceScripts.class,
-			LuaScript.class, LimitArguments.class, AbstractRateLimiter.class, Decision.class, LimitOutcome.class, Limit.class,
+			LuaScript.class, LimitArguments.class, AbstractRateLimiter.class, Decision.class, LeaseGrant.class, LimitOutcome.class, Limit.class,
 			Policy.class, RateLimitKeys.class, Algorithm.class);
 
 	@Test

@@ -1,7 +1,9 @@
 package io.github.ratelimit.redis;
 
 import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.core.LeaseGrant;
 import io.github.ratelimit.core.Policy;
+import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
 import io.github.ratelimit.test.TestRedis;
 import org.junit.jupiter.api.Test;
@@ -16,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Which backends block the thread that decides, which tells a reactive caller whether to move decisions off its event
  * loop: Redis through Jedis does, Redis through Lettuce (its async API) and the in-memory backend do not. Each still
- * decides on a real Redis.
+ * decides, leases and takes leased permits back on a real Redis.
  */
 class RateLimiterBackendBlockingTests {
 
@@ -59,6 +61,11 @@ class RateLimiterBackendBlockingTests {
 			backend.start();
 			assertThat(backend.blocking()).isEqualTo(blocking);
 			assertThat(backend.create(POLICY).tryAcquire("client").allowed()).isTrue();
+			RateLimiter window = backend.create(Policy.of("blocking-lease", Algorithm.FIXED_WINDOW, "10/1h"));
+			LeaseGrant grant = window.tryLeaseAsync("client", 1, 4).toCompletableFuture().join();
+			assertThat(grant.granted()).isEqualTo(4);
+			assertThat(window.returnLeasedAsync("client", grant, 3).toCompletableFuture().join()).isEqualTo(3);
+			assertThat(window.peek("client").remaining()).isEqualTo(9);
 		}
 	}
 

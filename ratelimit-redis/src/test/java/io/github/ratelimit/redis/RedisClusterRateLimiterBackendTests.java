@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import io.github.ratelimit.core.AbstractRateLimiterBackendTests;
+import io.github.ratelimit.core.AbstractRateLimiterLeaseTests;
 import io.github.ratelimit.core.RateLimitKeys;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RateLimiterBackend;
@@ -13,6 +14,7 @@ import io.github.ratelimit.test.TestRedis;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -77,6 +79,19 @@ class RedisClusterRateLimiterBackendTests extends AbstractRateLimiterBackendTest
 	@Override
 	protected long clockMicros() {
 		return RedisTime.micros(redis);
+	}
+
+	/**
+	 * The shared lease suite on the same Redis Cluster.
+	 */
+	@Nested
+	class Leases extends AbstractRateLimiterLeaseTests {
+
+		@Override
+		protected RateLimiterBackend backend() {
+			return backend;
+		}
+
 	}
 
 }

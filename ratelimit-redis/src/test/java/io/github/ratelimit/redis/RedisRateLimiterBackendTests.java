@@ -7,7 +7,9 @@ import java.util.UUID;
 import java.util.stream.Collectors;
 
 import io.github.ratelimit.core.AbstractRateLimiterBackendTests;
+import io.github.ratelimit.core.AbstractRateLimiterLeaseTests;
 import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.core.LeaseGrant;
 import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimitKeys;
 import io.github.ratelimit.core.RateLimiter;
@@ -17,6 +19,7 @@ import io.lettuce.core.cluster.SlotHash;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -112,6 +115,44 @@ class RedisRateLimiterBackendTests extends AbstractRateLimiterBackendTests {
 
 	private static List<String> keysOf(RateLimiter limiter, String client) {
 		return new RateLimitKeys("ratelimit", limiter.policy()).keys(client);
+	}
+
+	/**
+	 * The shared lease suite on the same standalone Redis.
+	 */
+	@Nested
+	class Leases extends AbstractRateLimiterLeaseTests {
+
+		@Override
+		protected RateLimiterBackend backend() {
+			return backend;
+		}
+
+		@ParameterizedTest
+		@EnumSource(value = Algorithm.class, names = { "TOKEN_BUCKET", "GCRA", "FIXED_WINDOW" })
+		void leaseWritesTheKeysOfAnExactDecisionWithTheirTtlAtRedisTime(Algorithm algorithm) {
+			Policy policy = Policy.of("lease-" + UUID.randomUUID(), algorithm, "10/1m", "100/1h");
+			RateLimiter limiter = backend.create(policy);
+			long before = RedisTime.micros(redis);
+			LeaseGrant grant = limiter.tryLeaseAsync("203.0.113.7", 1, 8).toCompletableFuture().join();
+			long after = RedisTime.micros(redis);
+			assertThat(grant.granted()).isEqualTo(8);
+			assertThat(grant.takenAtMicros()).isBetween(before, after);
+			assertThat(redis.keys("ratelimit:" + policy.name() + ":*"))
+				.containsExactlyInAnyOrderElementsOf(keysOf(limiter, "203.0.113.7"));
+			assertThat(retention(limiter, "203.0.113.7")).isPositive().isLessThanOrEqualTo(Duration.ofHours(1));
+		}
+
+		@Test
+		void returnKeepsTheWindowsTtl() {
+			RateLimiter limiter = backend.create(Policy.of("lease-" + UUID.randomUUID(), Algorithm.FIXED_WINDOW, "10/1h"));
+			LeaseGrant grant = limiter.tryLeaseAsync("client", 1, 8).toCompletableFuture().join();
+			Duration leased = retention(limiter, "client");
+			assertThat(limiter.returnLeasedAsync("client", grant, 8).toCompletableFuture().join()).isEqualTo(8);
+			assertThat(retention(limiter, "client")).isPositive().isLessThanOrEqualTo(leased);
+			assertThat(limiter.peek("client").remaining()).isEqualTo(10);
+		}
+
 	}
 
 }

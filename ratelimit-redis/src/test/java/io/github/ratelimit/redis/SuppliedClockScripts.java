@@ -1,10 +1,13 @@
 package io.github.ratelimit.redis;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
 
 import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.LeaseGrant;
 import io.github.ratelimit.core.LimitOutcome;
 import io.github.ratelimit.core.Policy;
 
@@ -44,7 +47,10 @@ public final class SuppliedClockScripts {
 	 * @return the script
 	 */
 	public static RedisScript<List<Long>> of(Algorithm algorithm) {
-		String source = LuaScript.of(algorithm).source();
+		return supplied(LuaScript.of(algorithm).source());
+	}
+
+	private static RedisScript<List<Long>> supplied(String source) {
 		assertThat(source).contains(REDIS_CLOCK).endsWith(RETURN);
 		int expiries = source.split(Pattern.quote(EXPIRE), -1).length - 1;
 		String supplied = source.replace(REDIS_CLOCK, SUPPLIED_CLOCK).replace(EXPIRE, NO_EXPIRE);
@@ -78,6 +84,59 @@ public final class SuppliedClockScripts {
 		arguments.add(Long.toString(now));
 		List<Long> reply = redis.execute(of(policy.algorithm()), keys, arguments.toArray());
 		assertThat(reply).hasSize(5 * policy.limits().size());
+		return outcomes(policy, reply);
+	}
+
+	/**
+	 * Takes a lease with a policy's script at a time, with the backend's own arguments, and reads the grant as the
+	 * backend does.
+	 * @param redis the connection
+	 * @param policy the policy, of a leasable algorithm
+	 * @param keys one key per limit
+	 * @param minimum the fewest permits worth taking, at most the smallest capacity
+	 * @param maximum the most permits to take, at most the smallest capacity
+	 * @param now the time in microseconds since the epoch
+	 * @return the grant
+	 */
+	public static LeaseGrant lease(StringRedisTemplate redis, Policy policy, List<String> keys, long minimum,
+			long maximum, long now) {
+		List<Long> reply = redis.execute(of(policy.algorithm()), keys,
+				arguments(new LimitArguments(policy).lease(minimum, maximum), now));
+		int at = 5 * policy.limits().size();
+		assertThat(reply).hasSize(at + 2);
+		long granted = reply.get(at);
+		return new LeaseGrant(granted, Decision.of(outcomes(policy, reply), (granted > 0) ? granted : minimum),
+				reply.get(at + 1));
+	}
+
+	/**
+	 * Gives a fixed window's leased permits back with {@code fixed-window-return.lua} at a time.
+	 * @param redis the connection
+	 * @param policy the policy, of the fixed window
+	 * @param keys one key per limit
+	 * @param takenAt when the permits were taken, in microseconds since the epoch
+	 * @param permits the permits given back
+	 * @param now the time in microseconds since the epoch
+	 * @return the fewest permits any limit took back
+	 */
+	public static long giveBack(StringRedisTemplate redis, Policy policy, List<String> keys, long takenAt,
+			long permits, long now) {
+		List<Long> reply = redis.execute(supplied(LuaScript.fixedWindowReturn().source()), keys,
+				arguments(new LimitArguments(policy).giveBack(permits, takenAt), now));
+		assertThat(reply).hasSize(1);
+		return reply.get(0);
+	}
+
+	private static Object[] arguments(byte[][] encoded, long now) {
+		List<String> arguments = new ArrayList<>();
+		for (byte[] argument : encoded) {
+			arguments.add(new String(argument, StandardCharsets.US_ASCII));
+		}
+		arguments.add(Long.toString(now));
+		return arguments.toArray();
+	}
+
+	private static List<LimitOutcome> outcomes(Policy policy, List<Long> reply) {
 		List<LimitOutcome> outcomes = new ArrayList<>(policy.limits().size());
 		for (int i = 0; i < policy.limits().size(); i++) {
 			int at = 5 * i;

@@ -1,7 +1,7 @@
 package io.github.ratelimit.core.lease;
 
 /**
- * SKELETON (to be implemented): what a leased limiter's leases did, live; read by metrics and the endpoint without
+ * What a leased limiter's leases did, live; read by metrics and the endpoint without
  * any cost on the decision path.
  */
 public interface LeaseStats {

@@ -1,29 +1,137 @@
 package io.github.ratelimit.core.lease;
 
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.LongSupplier;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.RemovalCause;
+import com.github.benmanes.caffeine.cache.Scheduler;
+import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.LeaseGrant;
+import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.core.lease.Lease.Parcel;
+import io.github.ratelimit.core.lease.Lease.Waiter;
 import org.jspecify.annotations.Nullable;
 
 /**
- * SKELETON (to be implemented): a limiter that decides from leases of the delegate's permits.
+ * A limiter that decides from leases of the delegate's permits: it takes a batch of a key's permits from the shared
+ * state in one call ({@link RateLimiter#tryLeaseAsync(String, long, long)}) and hands them out locally until they are
+ * used up or too old, so it never admits a permit the shared state did not grant.
+ * <p>
+ * Per key at most one renewal call is in flight: requests of that key that the lease in hand does not cover wait for
+ * it (without blocking a thread in {@link #tryAcquireAsync(String, long)}) and are then served from the new lease in
+ * arrival order; other keys never wait for it. A refused renewal refuses, with the shared state's answer, every
+ * waiting request of at least the permits it asked for. A failed renewal completes every waiting request
+ * exceptionally with the delegate's failure, while requests the lease in hand covers are still decided locally.
+ * <p>
+ * A lease is taken for {@code min(settings.batch, the policy's smallest capacity)} permits, or when
+ * {@linkplain LeaseSettings#adaptive() adaptive}, for what the instance's own recent rate of the key would use in
+ * half the maximum age ({@code ceil(rate x maxAge / 2)}, at least 1, at most that batch; the rate is measured between
+ * renewals and smoothed, and a key's first lease takes 1 permit, its rate not known yet). Permits are handed out for
+ * at most {@link LeaseSettings#maxAge()} after the call that took them was sent, and a fixed window's permits no later
+ * than the end of the window they were taken in. Unused permits of a fixed window are given back to their window when
+ * the lease expires by age, is evicted or the limiter is closed; the token bucket's and GCRA's expire (they cannot be
+ * given back without risking admissions the limit never allowed), and {@link #stats()} counts them.
+ * <p>
+ * Leases live in a bounded cache (at most {@link #DEFAULT_MAXIMUM_KEYS} keys unless told otherwise); a key whose
+ * lease was evicted just takes a new one. After {@link #close()} every request is decided exactly by the delegate.
  */
 public final class LeasedRateLimiter implements RateLimiter, AutoCloseable {
+
+	/** The most keys whose leases are kept when no bound is given. */
+	public static final long DEFAULT_MAXIMUM_KEYS = 10_000;
+
+	/** Renewals a waiting request sits through before it is decided exactly by the delegate instead. */
+	static final int MAXIMUM_ROUNDS = 3;
+
+	private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
 
 	private final RateLimiter delegate;
 
 	private final LeaseSettings settings;
 
+	private final long smallestCapacity;
+
+	private final long batch;
+
+	private final long maxAgeNanos;
+
+	private final boolean fixedWindow;
+
+	private final LongSupplier nanoClock;
+
+	private final LeaseCounters counters = new LeaseCounters();
+
+	private final Set<CompletableFuture<Void>> returns = ConcurrentHashMap.newKeySet();
+
+	private final Cache<String, Lease> leases;
+
+	private volatile boolean closed;
+
+	/**
+	 * Creates a leased limiter keeping the leases of at most {@value #DEFAULT_MAXIMUM_KEYS} keys.
+	 * @param delegate the limiter of the shared state, of a leasable algorithm
+	 * @param settings how to lease
+	 * @throws IllegalArgumentException when the delegate's algorithm cannot be leased
+	 */
+	public LeasedRateLimiter(RateLimiter delegate, LeaseSettings settings) {
+		this(delegate, settings, DEFAULT_MAXIMUM_KEYS);
+	}
+
 	/**
 	 * Creates a leased limiter.
 	 * @param delegate the limiter of the shared state, of a leasable algorithm
 	 * @param settings how to lease
+	 * @param maximumKeys the most keys whose leases are kept, at least 1; beyond it the least likely to be used again
+	 * is evicted (its unused permits given back or counted expired)
+	 * @throws IllegalArgumentException when the delegate's algorithm cannot be leased or {@code maximumKeys} is below 1
 	 */
-	public LeasedRateLimiter(RateLimiter delegate, LeaseSettings settings) {
+	public LeasedRateLimiter(RateLimiter delegate, LeaseSettings settings, long maximumKeys) {
+		this(delegate, settings, maximumKeys, System::nanoTime);
+	}
+
+	LeasedRateLimiter(RateLimiter delegate, LeaseSettings settings, long maximumKeys, LongSupplier nanoClock) {
+		Policy policy = delegate.policy();
+		if (!policy.algorithm().leasable()) {
+			throw new IllegalArgumentException("Policy '" + policy.name() + "' uses " + policy.algorithm().id()
+					+ ", which cannot be leased; lease token-bucket, gcra or fixed-window policies");
+		}
+		if (maximumKeys < 1) {
+			throw new IllegalArgumentException("Maximum keys must be at least 1, was " + maximumKeys);
+		}
 		this.delegate = delegate;
 		this.settings = settings;
+		this.smallestCapacity = policy.smallestCapacity();
+		this.batch = Math.min(settings.batch(), this.smallestCapacity);
+		this.maxAgeNanos = settings.maxAge().toNanos();
+		this.fixedWindow = policy.algorithm() == Algorithm.FIXED_WINDOW;
+		this.nanoClock = nanoClock;
+		this.leases = Caffeine.newBuilder()
+			.maximumSize(maximumKeys)
+			.expireAfterAccess(settings.maxAge())
+			.ticker(nanoClock::getAsLong)
+			.scheduler(Scheduler.systemScheduler())
+			.executor(Runnable::run)
+			.<String, Lease>removalListener((key, lease, cause) -> {
+				if (key != null && lease != null && cause != RemovalCause.REPLACED) {
+					retire(key, lease, true);
+				}
+			})
+			.build();
 	}
 
 	/**
@@ -33,7 +141,31 @@ public final class LeasedRateLimiter implements RateLimiter, AutoCloseable {
 	 * @return the decision, or {@code null} when the lease in hand does not cover the request
 	 */
 	public @Nullable Decision tryLocal(String key, long permits) {
-		throw new UnsupportedOperationException("skeleton");
+		if (this.closed || key == null || permits < 1) {
+			return null;
+		}
+		Lease lease = this.leases.getIfPresent(key);
+		if (lease == null) {
+			return null;
+		}
+		long now = this.nanoClock.getAsLong();
+		List<Parcel> expired;
+		Decision decision = null;
+		synchronized (lease) {
+			if (lease.retired) {
+				return null;
+			}
+			expired = lease.dropExpired(now);
+			decision = lease.take(permits, now);
+			if (decision != null) {
+				lease.demand(permits);
+			}
+		}
+		dispose(key, expired, true);
+		if (decision != null) {
+			this.counters.local.increment();
+		}
+		return decision;
 	}
 
 	/**
@@ -49,7 +181,7 @@ public final class LeasedRateLimiter implements RateLimiter, AutoCloseable {
 	 * @return the statistics, live
 	 */
 	public LeaseStats stats() {
-		throw new UnsupportedOperationException("skeleton");
+		return this.counters;
 	}
 
 	/**
@@ -65,14 +197,76 @@ public final class LeasedRateLimiter implements RateLimiter, AutoCloseable {
 		return this.delegate.policy();
 	}
 
+	/**
+	 * Decides from the lease in hand, or waits for the key's renewal, blocking the calling thread.
+	 * @param key the client's key, not empty
+	 * @param permits the request's cost, at least 1
+	 * @return the decision
+	 */
 	@Override
 	public Decision tryAcquire(String key, long permits) {
-		throw new UnsupportedOperationException("skeleton");
+		Decision local = tryLocal(key, permits);
+		if (local != null) {
+			return local;
+		}
+		try {
+			return tryAcquireAsync(key, permits).toCompletableFuture().join();
+		}
+		catch (CompletionException ex) {
+			Throwable cause = ex.getCause();
+			if (cause instanceof RuntimeException runtime) {
+				throw runtime;
+			}
+			if (cause instanceof Error error) {
+				throw error;
+			}
+			throw ex;
+		}
 	}
 
+	/**
+	 * Decides from the lease in hand, or once the key's renewal (started by this request or one before it) completes.
+	 * @param key the client's key, not empty
+	 * @param permits the request's cost, at least 1
+	 * @return the decision; completed exceptionally as the delegate's would be when the renewal fails
+	 */
 	@Override
 	public CompletionStage<Decision> tryAcquireAsync(String key, long permits) {
-		throw new UnsupportedOperationException("skeleton");
+		if (key == null || key.isEmpty() || permits < 1 || permits > this.smallestCapacity || this.closed) {
+			return this.delegate.tryAcquireAsync(key, permits);
+		}
+		Lease lease = this.leases.get(key, (k) -> new Lease(this.counters));
+		long now = this.nanoClock.getAsLong();
+		List<Parcel> expired = null;
+		Decision decision = null;
+		Waiter waiter = null;
+		long maximum = 0;
+		synchronized (lease) {
+			if (!lease.retired) {
+				expired = lease.dropExpired(now);
+				lease.demand(permits);
+				decision = lease.take(permits, now);
+				if (decision == null) {
+					waiter = new Waiter(permits);
+					lease.waiters.addLast(waiter);
+					if (!lease.renewing) {
+						maximum = batchSize(lease.startRenewal(now), permits);
+					}
+				}
+			}
+		}
+		dispose(key, expired, true);
+		if (decision != null) {
+			this.counters.local.increment();
+			return CompletableFuture.completedFuture(decision);
+		}
+		if (waiter == null) {
+			return this.delegate.tryAcquireAsync(key, permits);
+		}
+		if (maximum > 0) {
+			renew(key, lease, permits, maximum, now);
+		}
+		return waiter.future;
 	}
 
 	@Override
@@ -80,16 +274,233 @@ public final class LeasedRateLimiter implements RateLimiter, AutoCloseable {
 		return this.delegate.peek(key);
 	}
 
+	/**
+	 * Drops the key's lease in hand (its permits are not given back: the state they came from is forgotten) and resets
+	 * the key's shared state.
+	 * @param key the client's key, not empty
+	 */
 	@Override
 	public void reset(String key) {
+		if (key != null) {
+			Lease lease = this.leases.getIfPresent(key);
+			if (lease != null) {
+				retire(key, lease, false);
+				this.leases.invalidate(key);
+			}
+		}
 		this.delegate.reset(key);
 	}
 
 	/**
-	 * Returns the unused permits of every lease in hand where the algorithm takes them back, and drops the leases.
+	 * Returns the unused permits of every lease in hand where the algorithm takes them back (waiting up to 5 seconds
+	 * for the shared state to take them), and drops the leases; requests after this are decided exactly.
 	 */
 	@Override
 	public void close() {
+		this.closed = true;
+		this.leases.asMap().forEach((key, lease) -> retire(key, lease, true));
+		this.leases.invalidateAll();
+		try {
+			CompletableFuture.allOf(this.returns.toArray(CompletableFuture[]::new))
+				.get(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			// counted as expired by each return; the shared state's own expiry reclaims the rest
+		}
+	}
+
+	/**
+	 * The permits the next lease of a key asks for at most.
+	 * @param rate the key's rate in permits per nanosecond, 0 when not known yet
+	 * @param permits the request's cost, which a lease must cover
+	 */
+	private long batchSize(double rate, long permits) {
+		long size = this.batch;
+		if (this.settings.adaptive()) {
+			double wanted = Math.ceil(rate * this.maxAgeNanos / 2);
+			size = (rate == 0) ? 1 : (long) Math.max(1, Math.min(this.batch, wanted));
+		}
+		return Math.max(size, permits);
+	}
+
+	private void renew(String key, Lease lease, long minimum, long maximum, long sentNanos) {
+		this.counters.renewals.increment();
+		CompletionStage<LeaseGrant> grant;
+		try {
+			grant = this.delegate.tryLeaseAsync(key, minimum, maximum);
+		}
+		catch (RuntimeException ex) {
+			grant = CompletableFuture.failedFuture(ex);
+		}
+		grant.whenComplete((granted, failure) -> renewed(key, lease, minimum, sentNanos, granted, failure));
+	}
+
+	/**
+	 * Completes a renewal: adds the grant to the lease, serves the waiting requests it covers, refuses those it
+	 * refuses, and starts the next renewal for the rest.
+	 */
+	private void renewed(String key, Lease lease, long minimum, long sentNanos, @Nullable LeaseGrant grant,
+			@Nullable Throwable failure) {
+		long now = this.nanoClock.getAsLong();
+		List<Runnable> completions = new ArrayList<>();
+		List<Parcel> disposed = new ArrayList<>(2);
+		List<Waiter> exact = new ArrayList<>(0);
+		boolean giveBack;
+		long nextMinimum = 0;
+		long nextMaximum = 0;
+		synchronized (lease) {
+			lease.renewing = false;
+			giveBack = lease.giveBack;
+			if (grant == null) {
+				Throwable cause = unwrap(failure);
+				for (Waiter waiter : lease.waiters) {
+					completions.add(() -> waiter.future.completeExceptionally(cause));
+				}
+				lease.waiters.clear();
+			}
+			else {
+				addAll(disposed, lease.dropExpired(now));
+				if (grant.allowed()) {
+					this.counters.leased.add(grant.granted());
+					lease.add(parcel(grant, sentNanos));
+					addAll(disposed, lease.dropExpired(now));
+				}
+				for (var waiters = lease.waiters.iterator(); waiters.hasNext();) {
+					Waiter waiter = waiters.next();
+					Decision decision = lease.take(waiter.permits, now);
+					if (decision == null && !grant.allowed() && waiter.permits >= minimum) {
+						decision = grant.decision();
+					}
+					if (decision != null) {
+						Decision answer = decision;
+						completions.add(() -> waiter.future.complete(answer));
+						waiters.remove();
+					}
+					else if (++waiter.rounds >= MAXIMUM_ROUNDS || lease.retired) {
+						exact.add(waiter);
+						waiters.remove();
+					}
+				}
+				if (lease.retired) {
+					disposed.addAll(lease.drain());
+				}
+				else if (!lease.waiters.isEmpty()) {
+					nextMinimum = lease.waiters.getFirst().permits;
+					nextMaximum = batchSize(lease.startRenewal(now), nextMinimum);
+				}
+			}
+		}
+		dispose(key, disposed, giveBack);
+		completions.forEach(Runnable::run);
+		for (Waiter waiter : exact) {
+			this.delegate.tryAcquireAsync(key, waiter.permits).whenComplete((decision, ex) -> {
+				if (ex != null) {
+					waiter.future.completeExceptionally(unwrap(ex));
+				}
+				else {
+					waiter.future.complete(decision);
+				}
+			});
+		}
+		if (nextMaximum > 0) {
+			renew(key, lease, nextMinimum, nextMaximum, now);
+		}
+	}
+
+	/**
+	 * The parcel of a grant: handed out for at most the maximum age after the call was sent and, for a fixed window,
+	 * no later than the end of the earliest-ending window it was taken in, measured from when the call was sent (the
+	 * shared state decided later, so the window ends no sooner than that).
+	 */
+	private Parcel parcel(LeaseGrant grant, long sentNanos) {
+		long windowEnd = Long.MAX_VALUE;
+		long expiresAt = sentNanos + this.maxAgeNanos;
+		if (this.fixedWindow) {
+			long left = Long.MAX_VALUE;
+			for (Limit limit : policy().limits()) {
+				long period = limit.periodMicros();
+				left = Math.min(left, period - Math.floorMod(grant.takenAtMicros(), period));
+			}
+			windowEnd = sentNanos + left * 1000;
+			expiresAt = Math.min(expiresAt, windowEnd);
+		}
+		return new Parcel(grant, sentNanos, windowEnd, expiresAt);
+	}
+
+	/**
+	 * Takes a lease out of use: its permits are disposed of and no request takes from it again.
+	 */
+	private void retire(String key, Lease lease, boolean giveBack) {
+		List<Parcel> drained;
+		synchronized (lease) {
+			if (lease.retired) {
+				return;
+			}
+			lease.retired = true;
+			lease.giveBack = giveBack;
+			drained = lease.drain();
+		}
+		dispose(key, drained, giveBack);
+	}
+
+	/**
+	 * Disposes of permits no longer handed out: a fixed window's go back to their window while it lasts (when
+	 * {@code giveBack}); all others expire.
+	 */
+	private void dispose(String key, @Nullable List<Parcel> parcels, boolean giveBack) {
+		if (parcels == null) {
+			return;
+		}
+		long now = this.nanoClock.getAsLong();
+		for (Parcel parcel : parcels) {
+			long left = parcel.left;
+			if (left == 0) {
+				continue;
+			}
+			if (giveBack && this.fixedWindow && now - parcel.windowEndNanos < 0) {
+				giveBack(key, parcel.grant, left);
+			}
+			else {
+				this.counters.expired.add(left);
+			}
+		}
+	}
+
+	private void giveBack(String key, LeaseGrant grant, long permits) {
+		CompletableFuture<Void> counted = returnLeased(key, grant, permits).handle((taken, failure) -> {
+			long back = (taken != null) ? Math.max(0, Math.min(permits, taken)) : 0;
+			this.counters.returned.add(back);
+			this.counters.expired.add(permits - back);
+			return null;
+		});
+		this.returns.add(counted);
+		counted.whenComplete((ignored, failure) -> this.returns.remove(counted));
+	}
+
+	private CompletableFuture<Long> returnLeased(String key, LeaseGrant grant, long permits) {
+		try {
+			return this.delegate.returnLeasedAsync(key, grant, permits).toCompletableFuture();
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	private static void addAll(List<Parcel> into, @Nullable List<Parcel> parcels) {
+		if (parcels != null) {
+			into.addAll(parcels);
+		}
+	}
+
+	private static Throwable unwrap(@Nullable Throwable failure) {
+		Throwable cause = failure;
+		while (cause instanceof CompletionException && cause.getCause() != null) {
+			cause = cause.getCause();
+		}
+		return (cause != null) ? cause : new IllegalStateException("Lease renewal completed without a grant");
 	}
 
 }

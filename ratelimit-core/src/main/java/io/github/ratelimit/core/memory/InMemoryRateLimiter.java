@@ -3,8 +3,11 @@ package io.github.ratelimit.core.memory;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 import io.github.ratelimit.core.AbstractRateLimiter;
+import io.github.ratelimit.core.LeaseGrant;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.LimitOutcome;
 import io.github.ratelimit.core.Policy;
@@ -34,30 +37,84 @@ class InMemoryRateLimiter extends AbstractRateLimiter {
 
 	@Override
 	protected List<LimitOutcome> evaluate(String key, long permits, boolean consume) {
+		LimitOutcome[] outcomes = new LimitOutcome[policy().limits().size()];
+		this.backend.entries()
+			.compute(entryKey(key), (entryKey, entry) -> decide(entry, this.backend.now(), permits, consume, outcomes));
+		return new ArrayList<>(Arrays.asList(outcomes));
+	}
+
+	@Override
+	protected CompletionStage<LeaseGrant> lease(String key, long minimum, long maximum) {
 		List<Limit> limits = policy().limits();
 		LimitOutcome[] outcomes = new LimitOutcome[limits.size()];
-		this.backend.entries().compute(entryKey(key), (entryKey, entry) -> {
+		long[] grant = new long[2];
+		try {
+			this.backend.entries().compute(entryKey(key), (entryKey, entry) -> {
+				long now = this.backend.now();
+				long available = maximum;
+				for (int i = 0; i < limits.size(); i++) {
+					available = Math.min(available, this.algorithm.available(live(entry, i, now), limits.get(i), now));
+				}
+				grant[0] = (available >= minimum) ? available : 0;
+				grant[1] = now;
+				return decide(entry, now, Math.max(grant[0], minimum), true, outcomes);
+			});
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		return CompletableFuture.completedFuture(leaseGrant(Arrays.asList(outcomes), grant[0], minimum, grant[1]));
+	}
+
+	@Override
+	protected CompletionStage<Long> returnLeased(String key, long takenAtMicros, long permits) {
+		List<Limit> limits = policy().limits();
+		long[] returned = new long[1];
+		this.backend.entries().computeIfPresent(entryKey(key), (entryKey, entry) -> {
 			long now = this.backend.now();
 			long[][] states = new long[limits.size()][];
-			LocalAlgorithm.Step[] steps = new LocalAlgorithm.Step[limits.size()];
-			boolean admitted = true;
+			long back = permits;
 			for (int i = 0; i < limits.size(); i++) {
-				states[i] = (entry != null && entry.expiries[i] > now) ? entry.states[i] : null;
-				steps[i] = this.algorithm.evaluate(states[i], limits.get(i), now, permits, consume);
-				outcomes[i] = steps[i].outcome();
-				admitted &= outcomes[i].allowed();
+				long[] state = live(entry, i, now);
+				states[i] = (state != null) ? LocalFixedWindow.giveBack(state, limits.get(i), takenAtMicros, permits)
+						: entry.states[i];
+				back = Math.min(back, (state != null) ? state[1] - states[i][1] : 0);
 			}
-			if (!admitted || !consume) {
-				return entry;
-			}
-			long[] expiries = new long[limits.size()];
-			for (int i = 0; i < limits.size(); i++) {
-				states[i] = this.algorithm.admit(states[i], steps[i], limits.get(i), now, permits);
-				expiries[i] = steps[i].expiresAt();
-			}
-			return new Entry(states, expiries);
+			returned[0] = back;
+			return new Entry(states, entry.expiries);
 		});
-		return new ArrayList<>(Arrays.asList(outcomes));
+		return CompletableFuture.completedFuture(returned[0]);
+	}
+
+	/**
+	 * Evaluates every limit for one request, inside the map's atomic update, and answers the entry to keep.
+	 */
+	private @Nullable Entry decide(@Nullable Entry entry, long now, long permits, boolean consume,
+			LimitOutcome[] outcomes) {
+		List<Limit> limits = policy().limits();
+		long[][] states = new long[limits.size()][];
+		LocalAlgorithm.Step[] steps = new LocalAlgorithm.Step[limits.size()];
+		boolean admitted = true;
+		for (int i = 0; i < limits.size(); i++) {
+			states[i] = live(entry, i, now);
+			steps[i] = this.algorithm.evaluate(states[i], limits.get(i), now, permits, consume);
+			outcomes[i] = steps[i].outcome();
+			admitted &= outcomes[i].allowed();
+		}
+		if (!admitted || !consume) {
+			return entry;
+		}
+		long[] expiries = new long[limits.size()];
+		for (int i = 0; i < limits.size(); i++) {
+			states[i] = this.algorithm.admit(states[i], steps[i], limits.get(i), now, permits);
+			expiries[i] = steps[i].expiresAt();
+		}
+		return new Entry(states, expiries);
+	}
+
+	/** The state of the entry's limit {@code i}, or {@code null} when there is none or it has expired. */
+	private static long @Nullable [] live(@Nullable Entry entry, int i, long now) {
+		return (entry != null && entry.expiries[i] > now) ? entry.states[i] : null;
 	}
 
 	@Override
@@ -102,6 +159,14 @@ class InMemoryRateLimiter extends AbstractRateLimiter {
 
 		long expiresAt() {
 			return this.expiresAt;
+		}
+
+		long[][] states() {
+			return this.states;
+		}
+
+		long[] expiries() {
+			return this.expiries;
 		}
 
 	}

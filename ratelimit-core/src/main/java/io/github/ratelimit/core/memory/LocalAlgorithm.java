@@ -40,6 +40,18 @@ interface LocalAlgorithm {
 	}
 
 	/**
+	 * The most permits one request could take from this limit now: what a lease may be granted. By default the
+	 * {@code remaining} of evaluating without consuming, which every leasable algorithm reports as exactly that.
+	 * @param state the limit's state, {@code null} when fresh; never modified
+	 * @param limit the limit
+	 * @param now the current time in microseconds
+	 * @return the permits available, at least 0
+	 */
+	default long available(long @Nullable [] state, Limit limit, long now) {
+		return evaluate(state, limit, now, 1, false).outcome().remaining();
+	}
+
+	/**
 	 * The outcome of one limit and, when admitted, the state to store and until when it matters.
 	 *
 	 * @param outcome the limit's outcome

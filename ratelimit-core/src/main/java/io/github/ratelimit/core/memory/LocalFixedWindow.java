@@ -28,4 +28,20 @@ final class LocalFixedWindow implements LocalAlgorithm {
 		return new Step(outcome, new long[] { window, after }, now + left);
 	}
 
+	/**
+	 * Gives leased permits back to the window they were taken from, the twin of {@code fixed-window.lua}'s return:
+	 * when the stored window is the one {@code takenAt} falls in, its count goes down by {@code permits}, not below 0.
+	 * @param state the limit's live state
+	 * @param limit the limit
+	 * @param takenAt when the permits were taken, in microseconds
+	 * @param permits the permits given back
+	 * @return the state to keep: a new one, or {@code state} when its window is another
+	 */
+	static long[] giveBack(long[] state, Limit limit, long takenAt, long permits) {
+		if (state[0] != LocalAlgorithm.floorDiv(takenAt, limit.periodMicros())) {
+			return state;
+		}
+		return new long[] { state[0], Math.max(0, state[1] - permits) };
+	}
+
 }

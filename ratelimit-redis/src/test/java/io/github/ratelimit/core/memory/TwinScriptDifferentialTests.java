@@ -10,6 +10,7 @@ import java.util.stream.Stream;
 
 import com.github.benmanes.caffeine.cache.Ticker;
 import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.core.LeaseGrant;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.LimitOutcome;
 import io.github.ratelimit.core.Policy;
@@ -34,7 +35,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * too (its expiry ticker stands still, since the clock here steps back across expiry times), so the only expiry is
  * the twin's own reading of a limit's state as fresh, which must decide exactly as the script's stored state.
  * Sequences are seeded random walks over extreme cases: costs of 1 and of the whole capacity, capacities of 1 and at
- * the bounds, periods of 1ms and 1000 days, long idle gaps and a clock that steps backwards.
+ * the bounds, periods of 1ms and 1000 days, long idle gaps and a clock that steps backwards. Leasable algorithms also
+ * walk with leases of every size (a minimum of 1 or the whole capacity, a maximum at, between and far above it) and
+ * returns of earlier leases' permits (fixed window) between exact decisions, every grant, clock and return compared.
  */
 class TwinScriptDifferentialTests {
 
@@ -81,14 +84,16 @@ class TwinScriptDifferentialTests {
 		return Stream.concat(common.stream(), bounds.stream()).toList();
 	}
 
+	static Stream<Arguments> leasablePolicies() {
+		return policies().filter((arguments) -> ((Algorithm) arguments.get()[0]).leasable());
+	}
+
 	@ParameterizedTest(name = "{0} {1}")
 	@MethodSource("policies")
 	void twinAndScriptDecideAlike(Algorithm algorithm, List<String> limits) {
 		Policy policy = Policy.of("differential", algorithm, limits.toArray(String[]::new));
 		ManualClock clock = new ManualClock(Instant.EPOCH);
-		InMemoryRateLimiter twin = (InMemoryRateLimiter) new InMemoryRateLimiterBackend(clock, "ratelimit",
-				InMemoryRateLimiterBackend.DEFAULT_MAXIMUM_CLIENTS, Ticker.disabledTicker())
-			.create(policy);
+		InMemoryRateLimiter twin = twin(policy, clock);
 		List<String> keys = keys(policy.limits().size());
 		Random random = new Random(31L * algorithm.ordinal() + limits.hashCode());
 		long now = START + random.nextLong(policy.limits().get(0).periodMicros());
@@ -105,6 +110,65 @@ class TwinScriptDifferentialTests {
 			assertThat(actual).as("step %d at %d: %d permits, consume %s", step, now, permits, consume)
 				.isEqualTo(expected);
 		}
+	}
+
+	@ParameterizedTest(name = "{0} {1}")
+	@MethodSource("leasablePolicies")
+	void twinAndScriptLeaseAndTakeBackAlike(Algorithm algorithm, List<String> limits) {
+		Policy policy = Policy.of("differential", algorithm, limits.toArray(String[]::new));
+		ManualClock clock = new ManualClock(Instant.EPOCH);
+		InMemoryRateLimiter twin = twin(policy, clock);
+		List<String> keys = keys(policy.limits().size());
+		Random random = new Random(97L * algorithm.ordinal() + limits.hashCode());
+		long capacity = policy.smallestCapacity();
+		long now = START + random.nextLong(policy.limits().get(0).periodMicros());
+		List<LeaseGrant> grants = new ArrayList<>();
+		for (int step = 0; step < STEPS; step++) {
+			now += delta(random, policy);
+			if (now > START + SPAN) {
+				now -= SPAN;
+			}
+			clock.set(Instant.EPOCH.plus(now, ChronoUnit.MICROS));
+			String context = "step " + step + " at " + now;
+			int action = random.nextInt(5);
+			if (action < 2) {
+				long permits = cost(random, capacity);
+				boolean consume = action == 0;
+				List<LimitOutcome> expected = twin.evaluate("client", permits, consume);
+				assertThat(SuppliedClockScripts.run(redis, policy, keys, permits, consume, now))
+					.as("%s: %d permits, consume %s", context, permits, consume)
+					.isEqualTo(expected);
+			}
+			else if (action == 4 && algorithm == Algorithm.FIXED_WINDOW && !grants.isEmpty()) {
+				LeaseGrant grant = grants.get(random.nextInt(grants.size()));
+				long permits = (random.nextBoolean()) ? grant.granted() : random.nextLong(1, grant.granted() + 1);
+				long expected = twin.returnLeasedAsync("client", grant, permits).toCompletableFuture().join();
+				assertThat(SuppliedClockScripts.giveBack(redis, policy, keys, grant.takenAtMicros(), permits, now))
+					.as("%s: %d permits back of a lease taken at %d", context, permits, grant.takenAtMicros())
+					.isEqualTo(expected);
+			}
+			else {
+				long minimum = cost(random, capacity);
+				long maximum = switch (random.nextInt(3)) {
+					case 0 -> minimum;
+					case 1 -> Long.MAX_VALUE;
+					default -> minimum + random.nextLong(capacity);
+				};
+				LeaseGrant expected = twin.tryLeaseAsync("client", minimum, maximum).toCompletableFuture().join();
+				LeaseGrant actual = SuppliedClockScripts.lease(redis, policy, keys, minimum,
+						Math.min(maximum, capacity), now);
+				assertThat(actual).as("%s: lease of %d to %d", context, minimum, maximum).isEqualTo(expected);
+				if (actual.allowed()) {
+					grants.add(actual);
+				}
+			}
+		}
+	}
+
+	private static InMemoryRateLimiter twin(Policy policy, ManualClock clock) {
+		return (InMemoryRateLimiter) new InMemoryRateLimiterBackend(clock, "ratelimit",
+				InMemoryRateLimiterBackend.DEFAULT_MAXIMUM_CLIENTS, Ticker.disabledTicker())
+			.create(policy);
 	}
 
 	/** The next time: often the same or the next microsecond, else up to two periods on, an idle gap or a step back. */

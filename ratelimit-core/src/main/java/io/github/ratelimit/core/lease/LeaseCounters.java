@@ -1,0 +1,66 @@
+package io.github.ratelimit.core.lease;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * A leased limiter's {@link LeaseStats}, kept in {@link LongAdder}s so that counting costs the decision path no
+ * contention.
+ */
+final class LeaseCounters implements LeaseStats {
+
+	final LongAdder renewals = new LongAdder();
+
+	final LongAdder leased = new LongAdder();
+
+	final LongAdder returned = new LongAdder();
+
+	final LongAdder expired = new LongAdder();
+
+	final LongAdder local = new LongAdder();
+
+	final LongAdder leasesHeld = new LongAdder();
+
+	final LongAdder permitsHeld = new LongAdder();
+
+	@Override
+	public long renewals() {
+		return this.renewals.sum();
+	}
+
+	@Override
+	public long permitsLeased() {
+		return this.leased.sum();
+	}
+
+	@Override
+	public long permitsReturned() {
+		return this.returned.sum();
+	}
+
+	@Override
+	public long permitsExpired() {
+		return this.expired.sum();
+	}
+
+	@Override
+	public long localDecisions() {
+		return this.local.sum();
+	}
+
+	@Override
+	public long leasesHeld() {
+		return this.leasesHeld.sum();
+	}
+
+	@Override
+	public long permitsHeld() {
+		return this.permitsHeld.sum();
+	}
+
+	@Override
+	public String toString() {
+		return "renewals=" + renewals() + ", leased=" + permitsLeased() + ", returned=" + permitsReturned()
+				+ ", expired=" + permitsExpired() + ", local=" + localDecisions() + ", held=" + permitsHeld();
+	}
+
+}

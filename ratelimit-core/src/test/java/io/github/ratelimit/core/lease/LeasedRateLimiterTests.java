@@ -1,0 +1,291 @@
+package io.github.ratelimit.core.lease;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
+
+import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.Policy;
+import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
+import io.github.ratelimit.test.Hammer;
+import io.github.ratelimit.test.ManualClock;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * {@link LeasedRateLimiter} over the in-memory backend (real grants, real state), watched through
+ * {@link WatchedRateLimiter}: what is decided locally, one renewal per key at a time, other keys never waiting, expiry,
+ * a fixed window's permits given back, the adaptive batch, failures and the bound on keys.
+ */
+class LeasedRateLimiterTests {
+
+	private static final Duration MAX_AGE = Duration.ofSeconds(1);
+
+	/** Both the backend's clock and the leases' nano clock; starts on an hour, so hour-long windows stay whole. */
+	private final ManualClock clock = new ManualClock(Instant.parse("2026-12-01T10:00:00Z"));
+
+	private final LongSupplier nanos = () -> {
+		Instant now = this.clock.instant();
+		return now.getEpochSecond() * 1_000_000_000L + now.getNano();
+	};
+
+	private final InMemoryRateLimiterBackend backend = new InMemoryRateLimiterBackend(this.clock, "ratelimit");
+
+	@Test
+	void requestsTheLeaseCoversAreDecidedWithoutACall() {
+		WatchedRateLimiter shared = watched(Algorithm.TOKEN_BUCKET, "100/1h");
+		LeasedRateLimiter limiter = leased(shared, 10, false);
+		Decision first = limiter.tryAcquire("k", 1);
+		assertThat(first.allowed()).isTrue();
+		assertThat(first.remaining()).isEqualTo(9 + 90);
+		for (int i = 0; i < 9; i++) {
+			Decision local = limiter.tryLocal("k", 1);
+			assertThat(local).isNotNull();
+			assertThat(local.allowed()).isTrue();
+			assertThat(local.remaining()).isEqualTo(8 - i + 90);
+		}
+		assertThat(limiter.tryLocal("k", 1)).isNull();
+		assertThat(shared.leaseCalls).hasValue(1);
+		assertThat(shared.exactCalls).hasValue(0);
+		assertThat(limiter.stats().localDecisions()).isEqualTo(9);
+		assertThat(limiter.stats().permitsLeased()).isEqualTo(10);
+		assertThat(shared.peek("k").remaining()).isEqualTo(90);
+	}
+
+	@ParameterizedTest
+	@EnumSource(names = { "TOKEN_BUCKET", "GCRA", "FIXED_WINDOW" })
+	void manyThreadsOfOneKeyHaveOneRenewalInFlightAndAdmitWhatWasLeased(Algorithm algorithm) throws Exception {
+		WatchedRateLimiter shared = watched(algorithm, "1000/1h");
+		LeasedRateLimiter limiter = new LeasedRateLimiter(shared, new LeaseSettings(20, true, Duration.ofMinutes(5)));
+		int admitted = Hammer.admitted(1, 32, 50, (instance) -> limiter.tryAcquire("hot", 1).allowed());
+		assertThat(shared.mostInFlightOfOneKey).hasValue(1);
+		assertThat(admitted).isLessThanOrEqualTo(1000);
+		LeaseStats stats = limiter.stats();
+		assertThat(stats.permitsLeased()).isEqualTo(1000 - shared.peek("hot").remaining());
+		assertThat(admitted + stats.permitsHeld() + stats.permitsExpired()).isEqualTo(stats.permitsLeased());
+		assertThat(stats.renewals()).isEqualTo(shared.leaseCalls.get());
+		assertThat(shared.exactCalls).hasValue(0);
+		assertThat(admitted).isGreaterThanOrEqualTo(1000 - 20);
+	}
+
+	@Test
+	void otherKeysNeverWaitForAKeysSlowRenewal() throws Exception {
+		WatchedRateLimiter shared = watched(Algorithm.TOKEN_BUCKET, "100/1h");
+		LeasedRateLimiter limiter = leased(shared, 10, false);
+		shared.hold("slow");
+		CompletableFuture<Decision> slow = limiter.tryAcquireAsync("slow", 1).toCompletableFuture();
+		CompletableFuture<Decision> slowToo = limiter.tryAcquireAsync("slow", 1).toCompletableFuture();
+		CompletableFuture<Decision> fast = CompletableFuture.supplyAsync(() -> limiter.tryAcquire("fast", 1));
+		assertThat(fast.get(30, TimeUnit.SECONDS).allowed()).isTrue();
+		assertThat(limiter.tryAcquire("fast", 1).allowed()).isTrue();
+		assertThat(slow).isNotDone();
+		assertThat(slowToo).isNotDone();
+		assertThat(shared.leaseCalls).hasValue(2);
+		shared.release("slow");
+		assertThat(slow.get(30, TimeUnit.SECONDS).allowed()).isTrue();
+		assertThat(slowToo.get(30, TimeUnit.SECONDS).allowed()).isTrue();
+		assertThat(shared.leaseCalls).hasValue(2);
+	}
+
+	@ParameterizedTest
+	@EnumSource(names = { "TOKEN_BUCKET", "GCRA" })
+	void aLeaseExpiresByMaxAgeAndItsUnusedPermitsAreCounted(Algorithm algorithm) {
+		WatchedRateLimiter shared = watched(algorithm, "100/1h");
+		LeasedRateLimiter limiter = leased(shared, 10, false);
+		for (int i = 0; i < 3; i++) {
+			assertThat(limiter.tryAcquire("k", 1).allowed()).isTrue();
+		}
+		this.clock.advance(MAX_AGE.minusNanos(1));
+		assertThat(limiter.tryLocal("k", 1)).isNotNull();
+		this.clock.advance(Duration.ofNanos(1));
+		assertThat(limiter.tryLocal("k", 1)).isNull();
+		assertThat(limiter.stats().permitsExpired()).isEqualTo(6);
+		assertThat(limiter.stats().permitsHeld()).isZero();
+		assertThat(limiter.stats().permitsReturned()).isZero();
+		assertThat(shared.returnCalls).hasValue(0);
+		assertThat(limiter.tryAcquire("k", 1).allowed()).isTrue();
+		assertThat(shared.leaseCalls).hasValue(2);
+	}
+
+	@Test
+	void aFixedWindowGivesUnusedPermitsBackWhenItsLeaseExpiresByAge() {
+		WatchedRateLimiter shared = watched(Algorithm.FIXED_WINDOW, "100/1h");
+		LeasedRateLimiter limiter = leased(shared, 10, false);
+		for (int i = 0; i < 3; i++) {
+			assertThat(limiter.tryAcquire("k", 1).allowed()).isTrue();
+		}
+		assertThat(shared.peek("k").remaining()).isEqualTo(90);
+		this.clock.advance(MAX_AGE);
+		assertThat(limiter.tryLocal("k", 1)).isNull();
+		await(() -> limiter.stats().permitsReturned() == 7);
+		assertThat(shared.peek("k").remaining()).isEqualTo(97);
+		assertThat(limiter.stats().permitsExpired()).isZero();
+	}
+
+	@Test
+	void aFixedWindowLeaseEndsWithItsWindowAndItsLeftoverIsLostToThatWindow() {
+		WatchedRateLimiter shared = watched(Algorithm.FIXED_WINDOW, "100/1m");
+		LeasedRateLimiter limiter = new LeasedRateLimiter(shared, new LeaseSettings(10, false, Duration.ofMinutes(5)),
+				100, this.nanos);
+		this.clock.advance(Duration.ofSeconds(59));
+		assertThat(limiter.tryAcquire("k", 1).allowed()).isTrue();
+		this.clock.advance(Duration.ofSeconds(1));
+		assertThat(limiter.tryLocal("k", 1)).isNull();
+		assertThat(limiter.stats().permitsExpired()).isEqualTo(9);
+		assertThat(shared.returnCalls).hasValue(0);
+		assertThat(limiter.tryAcquire("k", 1).allowed()).isTrue();
+		assertThat(shared.peek("k").remaining()).isEqualTo(90);
+	}
+
+	@Test
+	void closeGivesBackEveryFixedWindowLeasesUnusedPermits() {
+		WatchedRateLimiter shared = watched(Algorithm.FIXED_WINDOW, "100/1h");
+		LeasedRateLimiter limiter = leased(shared, 10, false);
+		assertThat(limiter.tryAcquire("a", 1).allowed()).isTrue();
+		assertThat(limiter.tryAcquire("b", 3).allowed()).isTrue();
+		limiter.close();
+		assertThat(limiter.stats().permitsReturned()).isEqualTo(9 + 7);
+		assertThat(limiter.stats().permitsHeld()).isZero();
+		assertThat(limiter.stats().leasesHeld()).isZero();
+		assertThat(shared.peek("a").remaining()).isEqualTo(99);
+		assertThat(shared.peek("b").remaining()).isEqualTo(97);
+		assertThat(limiter.tryAcquire("a", 1).allowed()).isTrue();
+		assertThat(shared.exactCalls).hasValue(1);
+	}
+
+	@ParameterizedTest
+	@EnumSource(names = { "TOKEN_BUCKET", "FIXED_WINDOW" })
+	void leasesOfAtMostTheMaximumKeysAreKeptAndEvictedOnesAreDisposedOf(Algorithm algorithm) {
+		WatchedRateLimiter shared = watched(algorithm, "100/1h");
+		LeasedRateLimiter limiter = new LeasedRateLimiter(shared, new LeaseSettings(10, false, MAX_AGE), 50,
+				this.nanos);
+		int keys = 300;
+		for (int i = 0; i < keys; i++) {
+			assertThat(limiter.tryAcquire("client-" + i, 1).allowed()).isTrue();
+		}
+		await(() -> limiter.stats().leasesHeld() <= 50);
+		LeaseStats stats = limiter.stats();
+		await(() -> stats.permitsReturned() + stats.permitsExpired() + stats.permitsHeld() == keys * 9);
+		assertThat(stats.permitsHeld()).isLessThanOrEqualTo(50 * 9);
+		long taken = 0;
+		for (int i = 0; i < keys; i++) {
+			taken += 100 - shared.peek("client-" + i).remaining();
+		}
+		assertThat(taken).isEqualTo(keys * 10 - stats.permitsReturned());
+		if (algorithm == Algorithm.FIXED_WINDOW) {
+			assertThat(stats.permitsReturned()).isGreaterThanOrEqualTo((keys - 50) * 9);
+		}
+		else {
+			assertThat(stats.permitsReturned()).isZero();
+		}
+	}
+
+	@Test
+	void theAdaptiveBatchGrowsWithTheKeysRateAndShrinksWhenItDrops() {
+		WatchedRateLimiter shared = watched(Algorithm.TOKEN_BUCKET, "1000000/1h");
+		LeasedRateLimiter limiter = leased(shared, 100, true);
+		// 1 request a millisecond: half a 1 s max-age would use 500, so the batch reaches its cap of 100
+		for (int i = 0; i < 1000; i++) {
+			assertThat(limiter.tryAcquire("k", 1).allowed()).isTrue();
+			this.clock.advance(Duration.ofMillis(1));
+		}
+		// the first lease takes 1 (no rate known yet), the second measures 1/ms and takes the whole batch
+		assertThat(shared.maximums.subList(0, 2)).containsExactly(1L, 100L);
+		assertThat(shared.maximums.get(shared.maximums.size() - 1)).isEqualTo(100);
+		assertThat(shared.leaseCalls.get()).isLessThan(30);
+		// 1 request every 200 ms: half the max-age uses about 3
+		int before = shared.maximums.size();
+		for (int i = 0; i < 100; i++) {
+			assertThat(limiter.tryAcquire("k", 1).allowed()).isTrue();
+			this.clock.advance(Duration.ofMillis(200));
+		}
+		List<Long> slow = new ArrayList<>(shared.maximums.subList(before, shared.maximums.size()));
+		System.out.println("[lease-adaptive] batches while slow: " + slow);
+		assertThat(slow.get(slow.size() - 1)).isBetween(2L, 4L);
+		assertThat(slow).isSortedAccordingTo((a, b) -> Long.compare(b, a));
+	}
+
+	@Test
+	void aFailedRenewalFailsTheRequestAsTheDelegateWouldWhileTheLeaseInHandKeepsServing() {
+		WatchedRateLimiter shared = watched(Algorithm.TOKEN_BUCKET, "100/1h");
+		LeasedRateLimiter limiter = leased(shared, 10, false);
+		assertThat(limiter.tryAcquire("k", 1).allowed()).isTrue();
+		IllegalStateException down = new IllegalStateException("Redis is down");
+		shared.failure.set(down);
+		for (int i = 0; i < 9; i++) {
+			assertThat(limiter.tryAcquire("k", 1).allowed()).isTrue();
+		}
+		assertThatThrownBy(() -> limiter.tryAcquire("k", 1)).isSameAs(down);
+		CompletionStage<Decision> failed = limiter.tryAcquireAsync("k", 1);
+		assertThatThrownBy(() -> failed.toCompletableFuture().join()).isInstanceOf(CompletionException.class)
+			.hasCause(down);
+		shared.failure.set(null);
+		assertThat(limiter.tryAcquire("k", 1).allowed()).isTrue();
+	}
+
+	@Test
+	void aRefusedRenewalAnswersWithTheSharedStatesRefusal() {
+		WatchedRateLimiter shared = watched(Algorithm.TOKEN_BUCKET, "5/1h");
+		LeasedRateLimiter limiter = leased(shared, 10, false);
+		for (int i = 0; i < 5; i++) {
+			assertThat(limiter.tryAcquire("k", 1).allowed()).isTrue();
+		}
+		assertThat(shared.maximums).containsExactly(5L);
+		Decision refused = limiter.tryAcquire("k", 1);
+		assertThat(refused.allowed()).isFalse();
+		assertThat(refused.retryAfter()).isPositive();
+		assertThat(refused).isEqualTo(shared.tryAcquire("k", 1));
+		assertThat(limiter.tryAcquire("k", 6).satisfiable()).isFalse();
+	}
+
+	@Test
+	void resetDropsTheLeaseWithoutGivingItsPermitsBack() {
+		WatchedRateLimiter shared = watched(Algorithm.FIXED_WINDOW, "100/1h");
+		LeasedRateLimiter limiter = leased(shared, 10, false);
+		assertThat(limiter.tryAcquire("k", 1).allowed()).isTrue();
+		limiter.reset("k");
+		assertThat(limiter.tryLocal("k", 1)).isNull();
+		assertThat(shared.returnCalls).hasValue(0);
+		assertThat(shared.peek("k").remaining()).isEqualTo(100);
+		assertThat(limiter.stats().permitsExpired()).isEqualTo(9);
+	}
+
+	@ParameterizedTest
+	@EnumSource(names = { "SLIDING_WINDOW", "SLIDING_LOG" })
+	void aPolicyThatCannotBeLeasedIsRejected(Algorithm algorithm) {
+		assertThatIllegalArgumentException().isThrownBy(() -> leased(watched(algorithm, "10/1h"), 10, false))
+			.withMessageContaining(algorithm.id());
+	}
+
+	private WatchedRateLimiter watched(Algorithm algorithm, String limit) {
+		return new WatchedRateLimiter(this.backend.create(Policy.of("leased", algorithm, limit)));
+	}
+
+	private LeasedRateLimiter leased(WatchedRateLimiter shared, long batch, boolean adaptive) {
+		return new LeasedRateLimiter(shared, new LeaseSettings(batch, adaptive, MAX_AGE),
+				LeasedRateLimiter.DEFAULT_MAXIMUM_KEYS, this.nanos);
+	}
+
+	private static void await(BooleanSupplier condition) {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+		while (!condition.getAsBoolean()) {
+			assertThat(System.nanoTime() - deadline).as("waited 30 s").isNegative();
+			Thread.onSpinWait();
+			Thread.yield();
+		}
+	}
+
+}

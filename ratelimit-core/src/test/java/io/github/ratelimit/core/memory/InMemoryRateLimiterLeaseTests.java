@@ -1,0 +1,20 @@
+package io.github.ratelimit.core.memory;
+
+import java.time.Clock;
+
+import io.github.ratelimit.core.AbstractRateLimiterLeaseTests;
+import io.github.ratelimit.core.RateLimiterBackend;
+
+/**
+ * The shared lease suite on the in-memory backend.
+ */
+class InMemoryRateLimiterLeaseTests extends AbstractRateLimiterLeaseTests {
+
+	private final InMemoryRateLimiterBackend backend = new InMemoryRateLimiterBackend(Clock.systemUTC(), "ratelimit");
+
+	@Override
+	protected RateLimiterBackend backend() {
+		return this.backend;
+	}
+
+}
