@@ -26,11 +26,12 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The HTTP cost of the filter: the sample apps under {@code wrk}, their limited {@code /api/hello} (with a limit never
- * reached) against their unlimited {@code /api/unlimited}. Three sample apps run side by side (see {@link SampleApp}):
+ * reached) against their unlimited {@code /api/unlimited}. Four sample apps run side by side (see {@link SampleApp}):
  * the servlet sample as shipped (Spring Boot observes every Lettuce command), the servlet sample with
- * {@code LettuceObservationAutoConfiguration} excluded, and the WebFlux sample as shipped; every round runs the six
- * (app, path) pairs one after the other, in an order that rotates from round to round. Traffic goes to 127.0.0.1
- * only.
+ * {@code LettuceObservationAutoConfiguration} excluded, the WebFlux sample as shipped, and the servlet sample as
+ * shipped with policy {@code hello} leased; every round runs the eight (app, path) pairs one after the other, in an
+ * order that rotates from round to round, counting the script calls Redis received during each. Traffic goes to
+ * 127.0.0.1 only.
  */
 final class HttpOverhead {
 
@@ -49,6 +50,9 @@ final class HttpOverhead {
 	private static final Pattern REQUESTS = Pattern.compile("(\\d+) requests in");
 
 	private static final Pattern NON_2XX = Pattern.compile("Non-2xx or 3xx responses:\\s+(\\d+)");
+
+	/** The meter of decisions served from a lease, which only a leased policy has. */
+	static final String LEASE_METER = "ratelimit.lease.local";
 
 	private static final Pattern METER_NAME = Pattern.compile("\"([^\"]+)\"");
 
@@ -85,7 +89,21 @@ final class HttpOverhead {
 		if (!app.observed()) {
 			command.add("--spring.autoconfigure.exclude=" + LETTUCE_OBSERVATION);
 		}
+		if (app.leased()) {
+			command.addAll(leaseArguments());
+		}
 		return this.pinning.client(command);
+	}
+
+	/**
+	 * The arguments that lease policy {@code hello}, as {@link LeaseDecisions#LEASE} leases.
+	 * @return the arguments
+	 */
+	static List<String> leaseArguments() {
+		String lease = "--ratelimit.policies.hello.lease.";
+		return List.of(lease + "enabled=true", lease + "batch=" + LeaseDecisions.LEASE.batch(),
+				lease + "adaptive=" + LeaseDecisions.LEASE.adaptive(),
+				lease + "max-age=" + LeaseDecisions.LEASE.maxAge().toMillis() + "ms");
 	}
 
 	List<String> wrkCommand(String url) {
@@ -106,13 +124,16 @@ final class HttpOverhead {
 	Result measure(int rounds, int warmUps) {
 		Map<SampleApp, Process> apps = new EnumMap<>(SampleApp.class);
 		Map<SampleApp, String> bases = new EnumMap<>(SampleApp.class);
-		try {
+		try (RedisAdmin admin = new RedisAdmin(this.redis)) {
 			// one after the other: they start on the one client CPU
 			for (SampleApp app : SampleApp.values()) {
 				int port = RunBenchmarks.freePort();
 				apps.put(app, start(port, app));
 				bases.put(app, "http://127.0.0.1:" + port);
 				awaitUp(bases.get(app) + "/api/unlimited", apps.get(app), app);
+				if (app.leased()) {
+					requireLeasing(bases.get(app));
+				}
 			}
 			List<Variant> variants = new ArrayList<>();
 			for (SampleApp app : SampleApp.values()) {
@@ -122,7 +143,7 @@ final class HttpOverhead {
 			this.log.accept("HTTP: warming the sample apps up");
 			for (int warmUp = 0; warmUp < warmUps; warmUp++) {
 				for (Variant variant : variants) {
-					wrk(bases.get(variant.app()), apps.get(variant.app()), variant, -1);
+					wrk(bases.get(variant.app()), apps.get(variant.app()), variant, -1, admin);
 				}
 			}
 			Map<SampleApp, List<String>> meters = new EnumMap<>(SampleApp.class);
@@ -139,7 +160,7 @@ final class HttpOverhead {
 				for (Variant variant : order) {
 					this.log.accept("HTTP round " + (round + 1) + "/" + rounds + ": " + variant.app().label() + ", "
 							+ path(variant.limited()));
-					runs.add(wrk(bases.get(variant.app()), apps.get(variant.app()), variant, round));
+					runs.add(wrk(bases.get(variant.app()), apps.get(variant.app()), variant, round, admin));
 				}
 			}
 			return new Result(runs, meters);
@@ -173,10 +194,25 @@ final class HttpOverhead {
 		}
 	}
 
-	private Run wrk(String base, Process app, Variant variant, int round) {
+	/**
+	 * Fails the benchmark unless the app decides policy {@code hello} from leases (it has the lease meter once a
+	 * request went through the policy): it would otherwise measure an exact policy under the leased label.
+	 */
+	private static void requireLeasing(String base) {
+		get(base + path(true));
+		if (status(base + "/actuator/metrics/" + LEASE_METER) != 200) {
+			throw new IllegalStateException("The sample app at " + base + " does not lease policy 'hello' (no meter "
+					+ LEASE_METER + " after a request to " + path(true) + "): the benchmark would measure an exact "
+					+ "policy; was it built with leasing (" + String.join(" ", leaseArguments()) + ")?");
+		}
+	}
+
+	private Run wrk(String base, Process app, Variant variant, int round, RedisAdmin redis) {
 		double cpuBefore = ProcessCpu.seconds(app.pid());
 		CpuUsage cpusBefore = CpuUsage.now();
+		RedisStats redisBefore = redis.stats();
 		String output = Processes.run(wrkCommand(base + path(variant.limited())), this.seconds + 30L);
+		long scriptCalls = redis.stats().since(redisBefore, this.seconds).scriptCalls();
 		double appCpu = ProcessCpu.seconds(app.pid()) - cpuBefore;
 		double clientCpuBusy = CpuUsage.now().busySince(cpusBefore, this.pinning.clientCpu());
 		Matcher rate = RATE.matcher(output);
@@ -188,7 +224,7 @@ final class HttpOverhead {
 		return new Run(round, variant.app(), variant.limited(), Double.parseDouble(rate.group(1)),
 				percentile(output, "50%"), percentile(output, "99%"),
 				non2xx.find() ? Long.parseLong(non2xx.group(1)) : 0, Long.parseLong(requests.group(1)), appCpu,
-				clientCpuBusy);
+				clientCpuBusy, scriptCalls);
 	}
 
 	static String path(boolean limited) {
@@ -230,11 +266,18 @@ final class HttpOverhead {
 	}
 
 	private static String get(String url) {
+		return send(url).body();
+	}
+
+	private static int status(String url) {
+		return send(url).statusCode();
+	}
+
+	private static HttpResponse<String> send(String url) {
 		try {
-			HttpResponse<String> response = HttpClient.newHttpClient()
+			return HttpClient.newHttpClient()
 				.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
 						HttpResponse.BodyHandlers.ofString());
-			return response.body();
 		}
 		catch (IOException ex) {
 			throw new IllegalStateException("Could not read " + url, ex);
@@ -289,18 +332,22 @@ final class HttpOverhead {
 	}
 
 	/**
-	 * The sample apps measured side by side: which sample, and whether Spring Boot observes every Lettuce command.
+	 * The sample apps measured side by side: which sample, whether Spring Boot observes every Lettuce command, and
+	 * whether policy {@code hello} is leased.
 	 */
 	enum SampleApp {
 
 		/** {@code sample-app} (Spring MVC on Tomcat) as shipped: {@code LettuceObservationAutoConfiguration} applies. */
-		SERVLET("servlet, as shipped", false, true),
+		SERVLET("servlet, as shipped", false, true, false),
 
 		/** {@code sample-app} with {@code LettuceObservationAutoConfiguration} excluded. */
-		SERVLET_UNOBSERVED("servlet, Lettuce observation off", false, false),
+		SERVLET_UNOBSERVED("servlet, Lettuce observation off", false, false, false),
 
 		/** {@code sample-webflux-app} (Spring WebFlux on Reactor Netty) as shipped. */
-		WEBFLUX("WebFlux, as shipped", true, true);
+		WEBFLUX("WebFlux, as shipped", true, true, false),
+
+		/** {@code sample-app} as shipped, policy {@code hello} leased by {@link HttpOverhead#leaseArguments()}. */
+		SERVLET_LEASED("servlet, as shipped, hello leased", false, true, true);
 
 		private final String label;
 
@@ -308,10 +355,13 @@ final class HttpOverhead {
 
 		private final boolean observed;
 
-		SampleApp(String label, boolean webflux, boolean observed) {
+		private final boolean leased;
+
+		SampleApp(String label, boolean webflux, boolean observed, boolean leased) {
 			this.label = label;
 			this.webflux = webflux;
 			this.observed = observed;
+			this.leased = leased;
 		}
 
 		String label() {
@@ -324,6 +374,10 @@ final class HttpOverhead {
 
 		boolean observed() {
 			return this.observed;
+		}
+
+		boolean leased() {
+			return this.leased;
 		}
 
 	}
@@ -376,9 +430,11 @@ final class HttpOverhead {
 	 * @param requests the requests wrk completed
 	 * @param appCpuSeconds CPU seconds the sample app's process used meanwhile (NaN where unknown)
 	 * @param clientCpuBusy how busy the CPU of wrk and the app was, every process counted (NaN when not pinned)
+	 * @param scriptCalls the script calls (EVALSHA, EVAL) Redis received during the run, from any client
 	 */
 	record Run(int round, SampleApp app, boolean limited, double requestsPerSecond, double p50Millis,
-			double p99Millis, long non2xx, long requests, double appCpuSeconds, double clientCpuBusy) {
+			double p99Millis, long non2xx, long requests, double appCpuSeconds, double clientCpuBusy,
+			long scriptCalls) {
 
 		/**
 		 * The sample app's CPU per request.
@@ -386,6 +442,14 @@ final class HttpOverhead {
 		 */
 		double appCpuMicrosPerRequest() {
 			return (this.requests > 0) ? this.appCpuSeconds * 1e6 / this.requests : Double.NaN;
+		}
+
+		/**
+		 * Redis script calls per request: the round trips to Redis a request cost, measured.
+		 * @return calls per request
+		 */
+		double scriptCallsPerRequest() {
+			return (this.requests > 0) ? this.scriptCalls / (double) this.requests : Double.NaN;
 		}
 
 	}

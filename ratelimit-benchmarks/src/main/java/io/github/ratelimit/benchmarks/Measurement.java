@@ -46,6 +46,15 @@ record Measurement(double perSecond, long decisions, long errors, double clientC
 	}
 
 	/**
+	 * Script calls (EVALSHA and EVAL) Redis counted per decision made: the round trips a decision cost, measured.
+	 * @return calls per decision, NaN when not observed
+	 */
+	double scriptCallsPerDecision() {
+		return (this.redis != null && this.decisions > 0) ? this.redis.scriptCalls() / (double) this.decisions
+				: Double.NaN;
+	}
+
+	/**
 	 * Redis' time inside each script call ({@code usec_per_call}).
 	 * @return microseconds, NaN when not observed or without script calls
 	 */

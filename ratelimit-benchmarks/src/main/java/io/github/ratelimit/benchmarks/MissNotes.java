@@ -102,7 +102,16 @@ final class MissNotes {
 				.append(micros(1e6 / unlimited)).append(", ").append(micros(addedWall))
 				.append(" more where the target allows ").append(micros(allowedWall)).append('.');
 		}
-		if (!Double.isNaN(limitedCpu)) {
+		if (app.leased()) {
+			note.append(" Leased, the limited path made ")
+				.append(String.format(Locale.ROOT, "%.4f",
+						http.spread(app, true, HttpOverhead.Run::scriptCallsPerRequest).median()))
+				.append(" Redis script calls per request; the sample app's own process spent ")
+				.append(micros(limitedCpu - unlimitedCpu)).append(" more CPU per limited request (")
+				.append(micros(limitedCpu)).append(" against ").append(micros(unlimitedCpu))
+				.append("): the rest of the limited path (filter, key, lease, headers, metrics).");
+		}
+		else if (!Double.isNaN(limitedCpu)) {
 			note.append(" Of that, the sample app's own process spent ").append(micros(limitedCpu - unlimitedCpu))
 				.append(" more per limited request (").append(micros(limitedCpu)).append(" against ")
 				.append(micros(unlimitedCpu)).append(")");

@@ -16,6 +16,9 @@ final class Results {
 	/** Decisions per second through the enforcer: plain policy, plans, override; per thread count, in every run. */
 	final PlanDecisions.Result plans;
 
+	/** Decisions per second and Redis calls per decision, leased against exact; per cell, in every run. */
+	final LeaseDecisions.Result leases;
+
 	/** Memory per client key: per algorithm name, and "Bucket4j". */
 	final Map<String, MemoryPerKey.Result> memory = new LinkedHashMap<>();
 
@@ -30,9 +33,10 @@ final class Results {
 	/** Why the HTTP part was not measured, when it was not. */
 	@Nullable String httpSkipped;
 
-	Results(DecisionBenchmark.Decisions decisions, PlanDecisions.Result plans) {
+	Results(DecisionBenchmark.Decisions decisions, PlanDecisions.Result plans, LeaseDecisions.Result leases) {
 		this.decisions = decisions;
 		this.plans = plans;
+		this.leases = leases;
 	}
 
 }

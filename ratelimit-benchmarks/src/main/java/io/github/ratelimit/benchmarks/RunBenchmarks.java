@@ -78,7 +78,10 @@ public final class RunBenchmarks {
 		redis.flushAll();
 		PlanDecisions.Result plans = PlanDecisions.measure(server, redis, load, DecisionBenchmark.THREADS,
 				settings.runs(), settings.prime(), log);
-		Results results = new Results(decisions, plans);
+		redis.flushAll();
+		LeaseDecisions.Result leases = LeaseDecisions.measure(server, redis, load, DecisionBenchmark.THREADS,
+				settings.runs(), settings.prime(), log);
+		Results results = new Results(decisions, plans, leases);
 		if (tool == null) {
 			results.redisBenchmarkSkipped = "redis-benchmark is not installed (apt-get install redis-tools)";
 		}

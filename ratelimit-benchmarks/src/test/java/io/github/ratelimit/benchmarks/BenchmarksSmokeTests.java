@@ -84,6 +84,24 @@ class BenchmarksSmokeTests {
 			assertThat(results.plans.ratio(PlanDecisions.Path.OVERRIDE, threads).median()).isPositive();
 		}
 		assertThat(results.plans.errors()).isZero();
+		for (int threads : DecisionBenchmark.THREADS) {
+			for (Algorithm algorithm : LeaseDecisions.ALGORITHMS) {
+				for (LeaseDecisions.Keys keys : LeaseDecisions.Keys.values()) {
+					for (LeaseDecisions.Mode mode : LeaseDecisions.Mode.values()) {
+						List<Measurement> cell = results.leases.of(new LeaseDecisions.Cell(algorithm, keys, mode,
+								threads));
+						assertThat(cell).hasSize(SETTINGS.runs());
+						assertThat(cell.stream().mapToLong(Measurement::decisions).sum()).isPositive();
+					}
+				}
+				LeaseDecisions.Cell hot = new LeaseDecisions.Cell(algorithm, LeaseDecisions.Keys.HOT,
+						LeaseDecisions.Mode.LEASED, threads);
+				assertThat(results.leases.callsPerDecision(hot).median())
+					.as("Redis calls per leased decision of one hot key, %s, %d threads", algorithm, threads)
+					.isLessThan(results.leases.callsPerDecision(hot.exact()).median() / 2);
+			}
+		}
+		assertThat(results.leases.errors()).isZero();
 		for (Algorithm algorithm : Algorithm.values()) {
 			for (Kind kind : List.of(Kind.OURS, Kind.PLAIN_LETTUCE)) {
 				assertThat(results.decisions.usecPerScriptCall(kind, algorithm).median()).isPositive();
@@ -107,7 +125,9 @@ class BenchmarksSmokeTests {
 		String markdown = new BenchmarkReport(results, environment, SETTINGS).markdown();
 		assertThat(markdown).contains("| ours, token-bucket |", "| plain Lettuce, our script, gcra |",
 				"| Bucket4j (Lettuce CAS) |", "| deny cache |",
-				"| two plans and a PlanResolver / plain policy |", "| override in force |", "## What the misses mean");
+				"| two plans and a PlanResolver / plain policy |", "| override in force |", "## Leased permits",
+				"| leased, token-bucket, one hot key |", "| exact, fixed-window, 10,000 keys |",
+				"| leased / exact, token-bucket, one hot key |", "## What the misses mean");
 		Path chart = docs.resolve("benchmarks-throughput.png");
 		ThroughputChart.write(BenchmarkReport.chartSeries(results), chart);
 		assertThat(Files.size(chart)).isPositive();
@@ -169,6 +189,12 @@ class BenchmarksSmokeTests {
 			.contains("--spring.autoconfigure.exclude=" + HttpOverhead.LETTUCE_OBSERVATION);
 		assertThat(http.sampleCommand(8080, HttpOverhead.SampleApp.WEBFLUX)).startsWith("taskset", "-c", "0")
 			.containsSequence("-jar", "sample-webflux.jar")
+			.noneMatch((argument) -> argument.startsWith("--spring.autoconfigure.exclude="))
+			.noneMatch((argument) -> argument.startsWith("--ratelimit.policies.hello.lease."));
+		assertThat(http.sampleCommand(8080, HttpOverhead.SampleApp.SERVLET_LEASED))
+			.containsSequence("-jar", "sample.jar")
+			.contains("--ratelimit.policies.hello.lease.enabled=true", "--ratelimit.policies.hello.lease.batch=100",
+					"--ratelimit.policies.hello.lease.max-age=1000ms")
 			.noneMatch((argument) -> argument.startsWith("--spring.autoconfigure.exclude="));
 	}
 
