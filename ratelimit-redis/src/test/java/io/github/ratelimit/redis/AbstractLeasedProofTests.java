@@ -45,6 +45,11 @@ abstract class AbstractLeasedProofTests {
 
 	private static final Limit LIMIT = Limit.parse("1000/1h");
 
+	/** Requests each quiet instance makes before it goes idle. */
+	private static final int QUIET_BURST = 10;
+
+	private static final int BUSY_THREADS = 4;
+
 	/** Demand: 1.6 times the limit. */
 	private static final int REQUESTS = 1600;
 
@@ -95,6 +100,97 @@ abstract class AbstractLeasedProofTests {
 		assertThat(admitted).isGreaterThanOrEqualTo((int) (LIMIT.capacity() - expired - held));
 		assertThat(expired + held).isLessThanOrEqualTo(INSTANCES * SETTINGS.batch() * Math.max(1,
 				Duration.ofNanos(System.nanoTime() - started).toSeconds() + 1));
+		instances.forEach(LeasedRateLimiter::close);
+	}
+
+	/**
+	 * The lower bound where it is not trivial: three quiet instances each take a full lease in an early burst, use a
+	 * few of its permits and go idle, while the busy instance keeps asking until well past {@code max-age}. The idle
+	 * leases' remainders expire (token bucket, GCRA: lost, so the busy instance is refused with the key not used up)
+	 * or go back to the window (fixed window: the busy instance then uses them, up to the whole capacity).
+	 */
+	@ParameterizedTest
+	@EnumSource(names = { "TOKEN_BUCKET", "GCRA", "FIXED_WINDOW" })
+	void idleInstancesLeasesExpireOrGoBackAndTheBusyInstanceIsAdmittedAtLeastTheAllowanceLessWhatTheyLost(
+			Algorithm algorithm) throws Exception {
+		Policy policy = new Policy("lease-idle-" + UUID.randomUUID(), algorithm, List.of(LIMIT));
+		// a fixed batch, so each quiet instance's one lease is a full batch however little it uses
+		LeaseSettings settings = new LeaseSettings(SETTINGS.batch(), false, SETTINGS.maxAge());
+		List<LeasedRateLimiter> instances = leased(policy, settings);
+		List<LeasedRateLimiter> quiet = instances.subList(1, INSTANCES);
+		if (algorithm == Algorithm.FIXED_WINDOW) {
+			RedisTime.awaitWindowWithAtLeast(new StringRedisTemplate(servers().get(0)), LIMIT, 120_000_000L);
+		}
+		String key = "client-" + UUID.randomUUID();
+		AtomicIntegerArray perInstance = new AtomicIntegerArray(INSTANCES);
+		long started = System.nanoTime();
+		// the quiet instances' burst: one lease each, mostly unused
+		for (int instance = 1; instance < INSTANCES; instance++) {
+			for (int i = 0; i < QUIET_BURST; i++) {
+				count(perInstance, instance, instances.get(instance).tryAcquire(key).allowed());
+			}
+		}
+		long quietLeased = sum(quiet, (stats) -> stats.stats().permitsLeased());
+		// the busy instance asks until the idle leases are gone (expired or given back, the returns answered) and
+		// half a second more, to use what came back; the cap is only a generous wait
+		long cap = started + Duration.ofSeconds(10).toNanos();
+		AtomicLong stopAt = new AtomicLong(cap);
+		AtomicLong quietSettledAt = new AtomicLong();
+		Hammer.admitted(1, BUSY_THREADS, (ignored) -> {
+			while (System.nanoTime() - stopAt.get() < 0) {
+				if (!count(perInstance, 0, instances.get(0).tryAcquire(key).allowed())) {
+					Thread.sleep(5);
+				}
+				if (quietSettledAt.get() == 0 && settled(quiet, perInstance)
+						&& quietSettledAt.compareAndSet(0, System.nanoTime())) {
+					stopAt.set(Math.min(cap, quietSettledAt.get() + Duration.ofMillis(500).toNanos()));
+				}
+			}
+			return 0;
+		});
+		long spanMicros = (System.nanoTime() - started) / 1000;
+		long allowance = LIMIT.capacity() + ((algorithm == Algorithm.FIXED_WINDOW) ? 0
+				: Math.floorDiv(LIMIT.capacity() * spanMicros, LIMIT.periodMicros()));
+		long admitted = 0;
+		for (int instance = 0; instance < INSTANCES; instance++) {
+			admitted += perInstance.get(instance);
+		}
+		long busy = perInstance.get(0);
+		long expired = sum(instances, (stats) -> stats.stats().permitsExpired());
+		long returned = sum(instances, (stats) -> stats.stats().permitsReturned());
+		long held = sum(instances, (stats) -> stats.stats().permitsHeld());
+		long leased = sum(instances, (stats) -> stats.stats().permitsLeased());
+		long renewals = sum(instances, (stats) -> stats.stats().renewals());
+		report(algorithm.id(), "idle quiet instances", admitted, allowance, "busy=" + busy + " quietLeased="
+				+ quietLeased + " expired=" + expired + " returned=" + returned + " held=" + held + " leased=" + leased
+				+ " renewals=" + renewals + " settledAfterMs="
+				+ ((quietSettledAt.get() == 0) ? "never" : (quietSettledAt.get() - started) / 1_000_000)
+				+ " perInstance=" + perInstance);
+		assertThat(quietSettledAt.get()).as("the idle leases were disposed of within the generous wait").isPositive();
+		assertThat(quietLeased).as("each quiet instance took one full lease")
+			.isEqualTo((INSTANCES - 1) * settings.batch());
+		assertThat(admitted).isLessThanOrEqualTo(allowance);
+		// every permit leased was admitted, is still held, expired or went back to its window
+		assertThat(admitted + held + expired + returned).isEqualTo(leased);
+		assertThat(admitted).isGreaterThanOrEqualTo(LIMIT.capacity() - expired - held);
+		// the documented cost: each instance holds at most one batch of the key, and a quiet instance loses at most
+		// one lease's remainder per max-age; here each quiet instance leased once and the busy one never let a lease
+		// age, so all of it together is at most one batch per instance
+		assertThat(held).isLessThanOrEqualTo(INSTANCES * settings.batch());
+		assertThat(expired + held).isLessThanOrEqualTo(INSTANCES * settings.batch());
+		if (algorithm == Algorithm.FIXED_WINDOW) {
+			// the window's permits the quiet instances did not use came back, and the busy instance used them: without
+			// returns it could have had at most what the quiet instances left untaken
+			assertThat(returned).isPositive();
+			assertThat(busy).isGreaterThan(LIMIT.capacity() - quietLeased);
+			assertThat(admitted).isEqualTo(LIMIT.capacity() - held - expired);
+		}
+		else {
+			// token bucket, GCRA: the idle leases' remainders are lost, not given back
+			assertThat(returned).isZero();
+			assertThat(expired).isGreaterThanOrEqualTo(quietLeased - (admitted - busy));
+			assertThat(admitted).isLessThan(LIMIT.capacity());
+		}
 		instances.forEach(LeasedRateLimiter::close);
 	}
 
@@ -206,7 +302,26 @@ abstract class AbstractLeasedProofTests {
 	 * One leased limiter per instance, each over that instance's own backend.
 	 */
 	private List<LeasedRateLimiter> leased(Policy policy) {
-		return this.backends.stream().map((backend) -> new LeasedRateLimiter(backend.create(policy), SETTINGS)).toList();
+		return leased(policy, SETTINGS);
+	}
+
+	private List<LeasedRateLimiter> leased(Policy policy, LeaseSettings settings) {
+		return this.backends.stream().map((backend) -> new LeasedRateLimiter(backend.create(policy), settings)).toList();
+	}
+
+	/**
+	 * Whether the instances hold no permits and every permit of theirs not admitted has expired or been given back
+	 * (each return answered).
+	 */
+	private static boolean settled(List<LeasedRateLimiter> instances, AtomicIntegerArray perInstance) {
+		long admitted = 0;
+		for (int instance = INSTANCES - instances.size(); instance < INSTANCES; instance++) {
+			admitted += perInstance.get(instance);
+		}
+		return sum(instances, (stats) -> stats.stats().permitsHeld()) == 0
+				&& admitted + sum(instances, (stats) -> stats.stats().permitsExpired())
+						+ sum(instances, (stats) -> stats.stats().permitsReturned()) == sum(instances,
+								(stats) -> stats.stats().permitsLeased());
 	}
 
 	private static int unevenly(Hammer.Attempt attempt) throws Exception {
