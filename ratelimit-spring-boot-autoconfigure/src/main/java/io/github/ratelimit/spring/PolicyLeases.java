@@ -157,7 +157,12 @@ public class PolicyLeases implements SmartLifecycle, AutoCloseable {
 			this.live.add(limiter);
 		}
 
-		synchronized void retainOnly(Set<RateLimiter> inUse) {
+		/**
+		 * Closes the limiters no policy uses any more, outside this lease's lock (a close waits for the shared state
+		 * to take permits back, which metrics and the endpoint must not wait for), then moves their statistics to the
+		 * retired totals, once each, however many refreshes close them at the same time.
+		 */
+		void retainOnly(Set<RateLimiter> inUse) {
 			List<LeasedRateLimiter> unused = new ArrayList<>();
 			for (LeasedRateLimiter limiter : this.live) {
 				if (!inUse.contains(limiter)) {
@@ -171,13 +176,18 @@ public class PolicyLeases implements SmartLifecycle, AutoCloseable {
 				catch (RuntimeException ex) {
 					logger.warn("Closing the leases of rate limit policy '" + this.policy + "' failed: " + ex, ex);
 				}
-				LeaseStats stats = limiter.stats();
-				add("renewals", stats.renewals());
-				add("leased", stats.permitsLeased());
-				add("returned", stats.permitsReturned());
-				add("expired", stats.permitsExpired());
-				add("local", stats.localDecisions());
-				this.live.remove(limiter);
+			}
+			synchronized (this) {
+				for (LeasedRateLimiter limiter : unused) {
+					if (this.live.remove(limiter)) {
+						LeaseStats stats = limiter.stats();
+						add("renewals", stats.renewals());
+						add("leased", stats.permitsLeased());
+						add("returned", stats.permitsReturned());
+						add("expired", stats.permitsExpired());
+						add("local", stats.localDecisions());
+					}
+				}
 			}
 		}
 
