@@ -16,7 +16,12 @@ import org.jspecify.annotations.Nullable;
  */
 final class Lease {
 
-	/** Granted permits not yet handed out, oldest first (so the first to expire first). */
+	/**
+	 * Granted permits not yet handed out, oldest first. Their expiries need not be in that order (a fixed window's
+	 * parcel ends with its window as measured from when its call was sent, and round trips vary), so a later parcel
+	 * may outlive its own computed end while an earlier one holds it: safe, because a later grant's window never ends
+	 * before an earlier grant's, and the earlier parcel expires no later than that.
+	 */
 	private final ArrayDeque<Parcel> parcels = new ArrayDeque<>(2);
 
 	/** Requests waiting for the renewal in flight, in arrival order. */
@@ -57,7 +62,7 @@ final class Lease {
 	}
 
 	/**
-	 * Removes the parcels that expired by {@code now}, oldest first.
+	 * Removes the parcels that expired by {@code now}, oldest first, stopping at the first that has not.
 	 * @return the removed parcels, or {@code null} when none expired
 	 */
 	@Nullable List<Parcel> dropExpired(long now) {
