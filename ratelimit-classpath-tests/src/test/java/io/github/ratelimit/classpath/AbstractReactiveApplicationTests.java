@@ -6,11 +6,11 @@ import java.util.List;
 
 import com.jayway.jsonpath.JsonPath;
 import io.github.ratelimit.test.TestRedis;
+import io.github.ratelimit.test.blockhound.TestBlockHound;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import reactor.blockhound.BlockHound;
 
 import org.springframework.boot.web.context.reactive.ReactiveWebApplicationContext;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -45,7 +45,7 @@ public abstract class AbstractReactiveApplicationTests {
 
 	@BeforeAll
 	void start() {
-		BlockHound.install();
+		TestBlockHound.install();
 		TestRedis redis = TestRedis.get();
 		List<String> properties = new ArrayList<>(List.of("spring.data.redis.host=" + redis.host(),
 				"spring.data.redis.port=" + redis.port(), "ratelimit.key-prefix=" + this.keyPrefix,

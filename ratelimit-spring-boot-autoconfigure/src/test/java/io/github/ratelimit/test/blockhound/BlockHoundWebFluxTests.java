@@ -24,7 +24,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 /**
  * Proves BlockHound is live in the JVM of the WebFlux tests: a blocking call fails on each kind of thread a decision
  * or a request runs on there (Reactor's parallel scheduler, Reactor Netty's server event loop, Lettuce's event loop),
- * and is allowed where blocking is fine (a test's own thread, Reactor's bounded elastic scheduler).
+ * and is allowed where blocking is fine (a test's own thread, Reactor's bounded elastic scheduler) and inside Lettuce's
+ * own lock, which writers on event loops contend for.
  */
 class BlockHoundWebFluxTests {
 
@@ -72,6 +73,11 @@ class BlockHoundWebFluxTests {
 		finally {
 			client.shutdown();
 		}
+	}
+
+	@Test
+	void lettucesWritersOnEventLoopsShouldNeverWedgeTheirConnection() {
+		LettuceWriterContention.assertEveryWriterAnswered(TestRedis.get().url());
 	}
 
 	@Test

@@ -1,21 +1,22 @@
 package io.github.ratelimit.sample.webflux;
 
+import io.github.ratelimit.test.blockhound.TestBlockHound;
 import org.junit.platform.launcher.LauncherSession;
 import org.junit.platform.launcher.LauncherSessionListener;
-import reactor.blockhound.BlockHound;
 
 /**
  * Installs BlockHound before the first test of this module runs (registered in
- * {@code META-INF/services/org.junit.platform.launcher.LauncherSessionListener}): from then on, a blocking call on a
- * non-blocking thread (Reactor Netty's and Lettuce's event loops, Reactor's parallel scheduler) throws
- * {@code BlockingOperationError}, which fails the request and the test. Needs the JVM flag
- * {@code -XX:+AllowRedefinitionToAddDeleteMethods} (set in this module's Surefire configuration).
+ * {@code META-INF/services/org.junit.platform.launcher.LauncherSessionListener}), as every reactive test JVM of the
+ * project does ({@link TestBlockHound}): from then on, a blocking call on a non-blocking thread (Reactor Netty's and
+ * Lettuce's event loops, Reactor's parallel scheduler) throws {@code BlockingOperationError}, which fails the request
+ * and the test. Needs the JVM flag {@code -XX:+AllowRedefinitionToAddDeleteMethods} (set in this module's Surefire
+ * configuration).
  */
 public class BlockHoundSession implements LauncherSessionListener {
 
 	@Override
 	public void launcherSessionOpened(LauncherSession session) {
-		BlockHound.install();
+		TestBlockHound.install();
 	}
 
 }

@@ -2,6 +2,8 @@ package io.github.ratelimit.sample.webflux;
 
 import java.time.Duration;
 
+import io.github.ratelimit.test.TestRedis;
+import io.github.ratelimit.test.blockhound.LettuceWriterContention;
 import org.junit.jupiter.api.Test;
 import reactor.blockhound.BlockingOperationError;
 import reactor.core.publisher.Mono;
@@ -27,6 +29,13 @@ class BlockHoundSessionTests {
 			.isThrownBy(() -> sleepOnParallelScheduler.block(Duration.ofSeconds(30)))
 			.havingRootCause()
 			.isInstanceOf(BlockingOperationError.class);
+	}
+
+	@Test
+	void lettucesWritersOnEventLoopsNeverWedgeTheirConnection() {
+		// before this module's BlockHound had Lettuce's lock allowance, a health check after concurrent decisions
+		// could spin forever inside Lettuce, and this test wedged the connection within its first few writes
+		LettuceWriterContention.assertEveryWriterAnswered(TestRedis.get().url());
 	}
 
 }
