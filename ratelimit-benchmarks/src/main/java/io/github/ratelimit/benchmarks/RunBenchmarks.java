@@ -29,6 +29,11 @@ public final class RunBenchmarks {
 	private RunBenchmarks() {
 	}
 
+	/**
+	 * Runs every benchmark and writes the report.
+	 * @param args the docs directory, the sample-app jar and the sample-webflux-app jar
+	 * @throws Exception when a benchmark cannot run
+	 */
 	public static void main(String[] args) throws Exception {
 		if (args.length != 3) {
 			throw new IllegalArgumentException(

@@ -10,6 +10,10 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
 @SpringBootApplication
 public class SampleWebFluxApplication {
 
+	/**
+	 * Runs the sample.
+	 * @param args Spring Boot's command line arguments ({@code --ratelimit.policies.hello.limits=100/1h}, ...)
+	 */
 	public static void main(String[] args) {
 		SpringApplication.run(SampleWebFluxApplication.class, args);
 	}
