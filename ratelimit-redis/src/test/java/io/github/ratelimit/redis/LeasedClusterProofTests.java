@@ -20,7 +20,7 @@ class LeasedClusterProofTests extends AbstractLeasedProofTests {
 
 	@BeforeAll
 	static void startCluster() {
-		cluster = EmbeddedRedisCluster.start(3);
+		cluster = EmbeddedRedisCluster.shared();
 		for (int i = 0; i < INSTANCES; i++) {
 			servers.add(cluster.newConnectionFactory());
 		}
@@ -29,9 +29,6 @@ class LeasedClusterProofTests extends AbstractLeasedProofTests {
 	@AfterAll
 	static void stopCluster() {
 		servers.forEach(LettuceConnectionFactory::destroy);
-		if (cluster != null) {
-			cluster.close();
-		}
 	}
 
 	@Override

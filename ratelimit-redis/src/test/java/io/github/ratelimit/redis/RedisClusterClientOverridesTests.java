@@ -18,7 +18,7 @@ class RedisClusterClientOverridesTests extends AbstractRedisClientOverridesTests
 
 	@BeforeAll
 	static void startCluster() {
-		cluster = EmbeddedRedisCluster.start(3);
+		cluster = EmbeddedRedisCluster.shared();
 		connectionFactory = cluster.newConnectionFactory();
 	}
 
@@ -26,9 +26,6 @@ class RedisClusterClientOverridesTests extends AbstractRedisClientOverridesTests
 	static void stopCluster() {
 		if (connectionFactory != null) {
 			connectionFactory.destroy();
-		}
-		if (cluster != null) {
-			cluster.close();
 		}
 	}
 

@@ -39,7 +39,7 @@ class RedisClusterRateLimiterBackendTests extends AbstractRateLimiterBackendTest
 
 	@BeforeAll
 	static void startCluster() {
-		cluster = EmbeddedRedisCluster.start(3);
+		cluster = EmbeddedRedisCluster.shared();
 		connectionFactory = cluster.newConnectionFactory();
 		backend = new RedisRateLimiterBackend(connectionFactory, "ratelimit", TestRedis.TIMEOUT);
 		redis = new StringRedisTemplate(connectionFactory);
@@ -49,9 +49,6 @@ class RedisClusterRateLimiterBackendTests extends AbstractRateLimiterBackendTest
 	static void stopCluster() {
 		if (connectionFactory != null) {
 			connectionFactory.destroy();
-		}
-		if (cluster != null) {
-			cluster.close();
 		}
 	}
 

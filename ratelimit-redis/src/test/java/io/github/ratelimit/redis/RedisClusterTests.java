@@ -58,7 +58,7 @@ class RedisClusterTests {
 
 	@BeforeAll
 	static void startCluster() {
-		cluster = EmbeddedRedisCluster.start(3);
+		cluster = EmbeddedRedisCluster.shared();
 		for (int i = 0; i < INSTANCES; i++) {
 			servers.add(cluster.newConnectionFactory());
 		}
@@ -67,9 +67,6 @@ class RedisClusterTests {
 	@AfterAll
 	static void stopCluster() {
 		servers.forEach(LettuceConnectionFactory::destroy);
-		if (cluster != null) {
-			cluster.close();
-		}
 	}
 
 	static Stream<Arguments> policies() {

@@ -39,8 +39,31 @@ public final class EmbeddedRedisCluster extends RedisProcesses {
 
 	private final Map<Integer, Integer> movedSlots = new ConcurrentHashMap<>();
 
+	private static volatile EmbeddedRedisCluster shared;
+
 	private EmbeddedRedisCluster() {
 		super("redis-cluster");
+	}
+
+	/**
+	 * The cluster of three masters that every test of this JVM shares, as {@link TestRedis} is shared: started on
+	 * first use and stopped when the JVM exits. Its users keep apart by keys of their own (a prefix or a policy name
+	 * of their own); one may move a slot ({@link #masterOf} follows it), but none may stop a node or close it.
+	 * @return the running cluster
+	 */
+	public static EmbeddedRedisCluster shared() {
+		EmbeddedRedisCluster cluster = shared;
+		if (cluster == null) {
+			synchronized (EmbeddedRedisCluster.class) {
+				cluster = shared;
+				if (cluster == null) {
+					cluster = start(3);
+					Runtime.getRuntime().addShutdownHook(new Thread(cluster::close, "test-redis-cluster-shutdown"));
+					shared = cluster;
+				}
+			}
+		}
+		return cluster;
 	}
 
 	/**

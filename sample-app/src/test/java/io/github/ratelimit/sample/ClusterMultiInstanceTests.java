@@ -44,7 +44,7 @@ class ClusterMultiInstanceTests {
 
 	@BeforeAll
 	static void startClusterAndThreeInstances() {
-		cluster = EmbeddedRedisCluster.start(3);
+		cluster = EmbeddedRedisCluster.shared();
 		for (int i = 0; i < 3; i++) {
 			instances.add(RunningSample.start("spring.data.redis.cluster.nodes=" + cluster.nodes(),
 					"ratelimit.key-prefix=" + KEY_PREFIX, "ratelimit.policies.orders.plans.free.limits=100/1d,1000/7d",
@@ -56,9 +56,6 @@ class ClusterMultiInstanceTests {
 	@AfterAll
 	static void stopAll() {
 		instances.forEach(RunningSample::close);
-		if (cluster != null) {
-			cluster.close();
-		}
 	}
 
 	@Test
