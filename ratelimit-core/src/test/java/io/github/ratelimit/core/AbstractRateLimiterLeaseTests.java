@@ -123,24 +123,29 @@ public abstract class AbstractRateLimiterLeaseTests {
 
 	@Test
 	void fixedWindowTakesPermitsBackUntilTheirWindowEndsAndNeverIntoTheNext() {
+		// a day's window outlives the minute's: each limit takes permits back on its own, and the return answers the
+		// fewest any took back
 		ManualClock clock = new ManualClock(MINUTE.plusSeconds(50));
 		RateLimiter limiter = backendAt(clock)
-			.create(Policy.of("lease-" + UUID.randomUUID(), Algorithm.FIXED_WINDOW, "10/1m"));
+			.create(Policy.of("lease-" + UUID.randomUUID(), Algorithm.FIXED_WINDOW, "10/1m", "8/1d"));
 		LeaseGrant grant = lease(limiter, 1, 4);
 		assertThat(grant.granted()).isEqualTo(4);
 		assertThat(grant.takenAtMicros()).isEqualTo(1_772_323_250_000_000L);
-		// the window's last microsecond still takes them: 10 - 4 + 1 left
+		// the minute's last microsecond still takes them: 10 - 4 + 1 and 8 - 4 + 1 left, the day binding
 		clock.set(MINUTE.plusSeconds(60).minusNanos(1_000));
 		assertThat(giveBack(limiter, grant, 1)).isEqualTo(1);
-		assertThat(limiter.peek("client").remaining()).isEqualTo(7);
-		// from its end nothing, although nothing has been written in the next window yet
+		assertThat(limiter.peek("client").remaining()).isEqualTo(5);
+		// from the minute's end it takes nothing, although nothing has been written in the next minute yet; the day
+		// takes its permit: 8 - 3 + 1
 		clock.set(MINUTE.plusSeconds(60));
-		assertThat(giveBack(limiter, grant, 3)).isZero();
-		assertThat(limiter.peek("client").remaining()).isEqualTo(10);
-		// nor once the next window holds permits: they were not taken from it
-		assertThat(limiter.tryAcquire("client").remaining()).isEqualTo(9);
-		assertThat(giveBack(limiter, grant, 3)).isZero();
-		assertThat(limiter.peek("client").remaining()).isEqualTo(9);
+		assertThat(giveBack(limiter, grant, 1)).isZero();
+		assertThat(limiter.peek("client").remaining()).isEqualTo(6);
+		// nor once the next minute holds a permit, which was not taken from it: 10 - 1 and, for the day, 8 - 3 + 2
+		assertThat(limiter.tryAcquire("client").remaining()).isEqualTo(5);
+		assertThat(giveBack(limiter, grant, 2)).isZero();
+		Decision peek = limiter.peek("client");
+		assertThat(peek.limit()).isEqualTo(Limit.parse("8/1d"));
+		assertThat(peek.remaining()).isEqualTo(7);
 	}
 
 	@ParameterizedTest
