@@ -51,7 +51,9 @@ public abstract class AbstractReactiveApplicationTests {
 				"spring.data.redis.port=" + redis.port(), "ratelimit.key-prefix=" + this.keyPrefix,
 				"ratelimit.policies.hello.paths=/hello", "ratelimit.policies.hello.limits=3/1h",
 				"management.endpoints.web.exposure.include=health,ratelimits",
-				"management.endpoint.health.show-details=always"));
+				"management.endpoint.health.show-details=always",
+				// so that a 500 says which error it is
+				"spring.web.error.include-exception=true", "spring.web.error.include-message=always"));
 		properties.addAll(scenarioProperties());
 		this.app = RunningApp.start(application(), properties.toArray(String[]::new));
 	}
@@ -71,8 +73,13 @@ public abstract class AbstractReactiveApplicationTests {
 	}
 
 	@Test
-	void blockingOnTheServersEventLoopShouldFail() {
-		assertThat(this.app.get("/blocking").statusCode()).isEqualTo(500);
+	void blockingOnTheServersEventLoopShouldFailWithBlockHoundsError() {
+		HttpResponse<String> blocking = this.app.get("/blocking");
+		assertThat(blocking.statusCode()).isEqualTo(500);
+		assertThat((String) JsonPath.read(blocking.body(), "$.exception"))
+			.isEqualTo("reactor.blockhound.BlockingOperationError");
+		assertThat((String) JsonPath.read(blocking.body(), "$.message"))
+			.startsWith("Blocking call! java.lang.Thread.sleep");
 	}
 
 	@Test

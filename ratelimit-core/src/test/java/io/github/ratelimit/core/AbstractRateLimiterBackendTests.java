@@ -1,12 +1,14 @@
 package io.github.ratelimit.core;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 import io.github.ratelimit.test.Expiry;
+import io.github.ratelimit.test.ManualClock;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -18,12 +20,16 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 /**
  * The behaviour every backend must have, with the same assertions for all: the in-memory backend, Redis standalone
  * and Redis Cluster each run it, so they cannot drift apart. Time is real: tests that need refills use short periods
- * and sleep, and assert only what holds however long a step took.
+ * and sleep, and assert only what holds however long a step took; tests whose expectations depend on the exact moment
+ * of each decision set it on the clock of {@link #backendAt}.
  */
 public abstract class AbstractRateLimiterBackendTests {
 
 	/** Redis keeps expiries in milliseconds, rounding both when it sets them and when it reports them. */
 	private static final long RETENTION_PRECISION_MICROS = 2_000;
+
+	/** The start of a minute, so of every window of a minute or less. */
+	private static final Instant MINUTE = Instant.parse("2026-03-01T00:00:00Z");
 
 	/**
 	 * The backend under test.
@@ -44,6 +50,14 @@ public abstract class AbstractRateLimiterBackendTests {
 	 * @return its time in microseconds
 	 */
 	protected abstract long clockMicros();
+
+	/**
+	 * The backend deciding at the time of a clock the test sets instead of its own: the in-memory backend on that
+	 * clock; Redis running the backend's own scripts with that time in place of Redis' {@code TIME}.
+	 * @param clock the clock
+	 * @return the backend
+	 */
+	protected abstract RateLimiterBackend backendAt(ManualClock clock);
 
 	protected RateLimiter limiter(Algorithm algorithm, String... limits) {
 		return backend().create(Policy.of("p-" + UUID.randomUUID(), algorithm, limits));
@@ -139,6 +153,48 @@ public abstract class AbstractRateLimiterBackendTests {
 		for (int i = 0; i < 3; i++) {
 			assertThat(limiter.tryAcquire("client").allowed()).as("request %d", i + 1).isTrue();
 		}
+	}
+
+	@Test
+	void slidingWindowWeighsThePreviousWindowByTheShareOfItStillInsideThePeriod() {
+		ManualClock clock = new ManualClock(MINUTE.plusSeconds(30));
+		RateLimiter limiter = backendAt(clock)
+			.create(Policy.of("p-" + UUID.randomUUID(), Algorithm.SLIDING_WINDOW, "10/1m"));
+		for (int i = 1; i <= 7; i++) {
+			assertThat(limiter.tryAcquire("client").remaining()).isEqualTo(10 - i);
+		}
+		// 20 s into the next window, the last 40 s of the previous one are still inside the last minute: its 7 weigh
+		// 7 * 40/60 = 4 2/3, leaving room for 5 (5 + 4 2/3 <= 10 < 6 + 4 2/3)
+		clock.set(MINUTE.plusSeconds(80));
+		assertThat(limiter.peek("client").remaining()).isEqualTo(5);
+		for (int remaining = 4; remaining >= 0; remaining--) {
+			Decision admitted = limiter.tryAcquire("client");
+			assertThat(admitted.allowed()).isTrue();
+			assertThat(admitted.remaining()).isEqualTo(remaining);
+		}
+		// a 6th fits once the 7 weigh at most 4: 7 * (60 s - t) <= 4 * 60 s from t = 25.7142857 s, the first whole
+		// microsecond being 25,714,286, which is 5,714,286 us from now; the limit is whole again when this window's 5
+		// have left the last minute too, 40 + 60 s from now
+		Decision sixth = limiter.tryAcquire("client");
+		assertThat(sixth.allowed()).isFalse();
+		assertThat(sixth.remaining()).isZero();
+		assertThat(sixth.retryAfter()).isEqualTo(Duration.ofNanos(5_714_286_000L));
+		assertThat(sixth.nextPermitAfter()).isEqualTo(Duration.ofNanos(5_714_286_000L));
+		assertThat(sixth.resetAfter()).isEqualTo(Duration.ofSeconds(100));
+		clock.set(MINUTE.plusSeconds(60).plusNanos(25_714_285_000L));
+		assertThat(limiter.tryAcquire("client").retryAfter()).isEqualTo(Duration.ofNanos(1_000));
+		clock.set(MINUTE.plusSeconds(60).plusNanos(25_714_286_000L));
+		Decision admitted = limiter.tryAcquire("client");
+		assertThat(admitted.allowed()).isTrue();
+		assertThat(admitted.remaining()).isZero();
+		// a 7th fits once the 7 weigh at most 3: 7 * (60 s - t) <= 3 * 60 s from t = 34.2857143 s, the first whole
+		// microsecond being 34,285,715, which is 8,571,429 us from now
+		assertThat(limiter.tryAcquire("client").retryAfter()).isEqualTo(Duration.ofNanos(8_571_429_000L));
+		// 5 more never fit this window (6 + 5 > 10); the next one begins 34,285,714 us from now, and there this
+		// window's 6 weigh 6 * (60 s - t) / 60 s <= 10 - 5 from t = 10 s
+		Decision five = limiter.tryAcquire("client", 5);
+		assertThat(five.allowed()).isFalse();
+		assertThat(five.retryAfter()).isEqualTo(Duration.ofNanos(44_285_714_000L));
 	}
 
 	@ParameterizedTest

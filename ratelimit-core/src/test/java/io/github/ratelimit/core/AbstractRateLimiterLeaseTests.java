@@ -1,9 +1,11 @@
 package io.github.ratelimit.core;
 
+import java.time.Instant;
 import java.util.UUID;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 
+import io.github.ratelimit.test.ManualClock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -14,16 +16,28 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * How every backend grants leases and takes leased permits back, with the same assertions for all: the in-memory
- * backend, Redis standalone and Redis Cluster each run it. Time is real; the limits are long enough that no refill
- * happens between two steps of one test.
+ * backend, Redis standalone and Redis Cluster each run it. Time is real, the limits long enough that no refill
+ * happens between two steps of one test, except where a test sets the moment of each step on the clock of
+ * {@link #backendAt}.
  */
 public abstract class AbstractRateLimiterLeaseTests {
+
+	/** The start of a minute, so of every window of a minute or less. */
+	private static final Instant MINUTE = Instant.parse("2026-03-01T00:00:00Z");
 
 	/**
 	 * The backend under test.
 	 * @return the backend
 	 */
 	protected abstract RateLimiterBackend backend();
+
+	/**
+	 * The backend deciding at the time of a clock the test sets instead of its own: the in-memory backend on that
+	 * clock; Redis running the backend's own scripts with that time in place of Redis' {@code TIME}.
+	 * @param clock the clock
+	 * @return the backend
+	 */
+	protected abstract RateLimiterBackend backendAt(ManualClock clock);
 
 	private RateLimiter limiter(Algorithm algorithm, String... limits) {
 		return backend().create(Policy.of("lease-" + UUID.randomUUID(), algorithm, limits));
@@ -108,14 +122,30 @@ public abstract class AbstractRateLimiterLeaseTests {
 	}
 
 	@Test
-	void fixedWindowTakesNothingBackIntoALaterWindow() throws InterruptedException {
-		RateLimiter limiter = limiter(Algorithm.FIXED_WINDOW, "10/2s");
-		LeaseGrant grant = lease(limiter, 1, 5);
-		Thread.sleep(TimeUnit.NANOSECONDS.toMillis(grant.decision().resetAfter().toNanos()) + 20);
-		Decision next = limiter.tryAcquire("client", 1);
-		assertThat(next.remaining()).isEqualTo(9);
-		assertThat(giveBack(limiter, grant, 5)).isZero();
-		assertThat(limiter.peek("client").remaining()).isLessThanOrEqualTo(9);
+	void fixedWindowTakesPermitsBackUntilTheirWindowEndsAndNeverIntoTheNext() {
+		// a day's window outlives the minute's: each limit takes permits back on its own, and the return answers the
+		// fewest any took back
+		ManualClock clock = new ManualClock(MINUTE.plusSeconds(50));
+		RateLimiter limiter = backendAt(clock)
+			.create(Policy.of("lease-" + UUID.randomUUID(), Algorithm.FIXED_WINDOW, "10/1m", "8/1d"));
+		LeaseGrant grant = lease(limiter, 1, 4);
+		assertThat(grant.granted()).isEqualTo(4);
+		assertThat(grant.takenAtMicros()).isEqualTo(1_772_323_250_000_000L);
+		// the minute's last microsecond still takes them: 10 - 4 + 1 and 8 - 4 + 1 left, the day binding
+		clock.set(MINUTE.plusSeconds(60).minusNanos(1_000));
+		assertThat(giveBack(limiter, grant, 1)).isEqualTo(1);
+		assertThat(limiter.peek("client").remaining()).isEqualTo(5);
+		// from the minute's end it takes nothing, although nothing has been written in the next minute yet; the day
+		// takes its permit: 8 - 3 + 1
+		clock.set(MINUTE.plusSeconds(60));
+		assertThat(giveBack(limiter, grant, 1)).isZero();
+		assertThat(limiter.peek("client").remaining()).isEqualTo(6);
+		// nor once the next minute holds a permit, which was not taken from it: 10 - 1 and, for the day, 8 - 3 + 2
+		assertThat(limiter.tryAcquire("client").remaining()).isEqualTo(5);
+		assertThat(giveBack(limiter, grant, 2)).isZero();
+		Decision peek = limiter.peek("client");
+		assertThat(peek.limit()).isEqualTo(Limit.parse("8/1d"));
+		assertThat(peek.remaining()).isEqualTo(7);
 	}
 
 	@ParameterizedTest

@@ -10,6 +10,7 @@ import io.github.ratelimit.core.RateLimitKeys;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RateLimiterBackend;
 import io.github.ratelimit.test.EmbeddedRedisCluster;
+import io.github.ratelimit.test.ManualClock;
 import io.github.ratelimit.test.TestRedis;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
@@ -78,6 +79,11 @@ class RedisClusterRateLimiterBackendTests extends AbstractRateLimiterBackendTest
 		return RedisTime.micros(redis);
 	}
 
+	@Override
+	protected RateLimiterBackend backendAt(ManualClock clock) {
+		return SuppliedClockScripts.backend(redis, clock);
+	}
+
 	/**
 	 * The shared lease suite on the same Redis Cluster.
 	 */
@@ -87,6 +93,11 @@ class RedisClusterRateLimiterBackendTests extends AbstractRateLimiterBackendTest
 		@Override
 		protected RateLimiterBackend backend() {
 			return backend;
+		}
+
+		@Override
+		protected RateLimiterBackend backendAt(ManualClock clock) {
+			return SuppliedClockScripts.backend(redis, clock);
 		}
 
 	}

@@ -14,6 +14,7 @@ import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimitKeys;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RateLimiterBackend;
+import io.github.ratelimit.test.ManualClock;
 import io.github.ratelimit.test.TestRedis;
 import io.lettuce.core.cluster.SlotHash;
 import org.jspecify.annotations.Nullable;
@@ -68,6 +69,11 @@ class RedisRateLimiterBackendTests extends AbstractRateLimiterBackendTests {
 	@Override
 	protected long clockMicros() {
 		return RedisTime.micros(redis);
+	}
+
+	@Override
+	protected RateLimiterBackend backendAt(ManualClock clock) {
+		return SuppliedClockScripts.backend(redis, clock);
 	}
 
 	@ParameterizedTest
@@ -126,6 +132,11 @@ class RedisRateLimiterBackendTests extends AbstractRateLimiterBackendTests {
 		@Override
 		protected RateLimiterBackend backend() {
 			return backend;
+		}
+
+		@Override
+		protected RateLimiterBackend backendAt(ManualClock clock) {
+			return SuppliedClockScripts.backend(redis, clock);
 		}
 
 		@ParameterizedTest

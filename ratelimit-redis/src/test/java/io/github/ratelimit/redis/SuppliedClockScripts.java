@@ -1,15 +1,24 @@
 package io.github.ratelimit.redis;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.regex.Pattern;
 
+import io.github.ratelimit.core.AbstractRateLimiter;
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.LeaseGrant;
 import io.github.ratelimit.core.LimitOutcome;
 import io.github.ratelimit.core.Policy;
+import io.github.ratelimit.core.RateLimitKeys;
+import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.core.RateLimiterBackend;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
@@ -23,6 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * evaluated), and the keys are made persistent at its end (for the TTLs {@code SET ... PX} gives). {@code PERSIST}
  * alone was not enough: a sliding-log script writing hundreds of members runs over a millisecond, and Redis 6.2 then
  * deleted a key it had just given a 1 ms TTL at once. Nothing else of the script changes, which {@link #of} asserts.
+ * {@link #backend} decides with them at the time of a clock, as the Redis backend would at that time.
  */
 public final class SuppliedClockScripts {
 
@@ -127,6 +137,29 @@ public final class SuppliedClockScripts {
 		return reply.get(0);
 	}
 
+	/**
+	 * A backend whose limiters decide with these scripts at the time of a clock, on the Redis backend's keys (prefix
+	 * {@code ratelimit}) and arguments, with its limiters' validation and combination of limits.
+	 * @param redis the connection
+	 * @param clock the clock every decision reads
+	 * @return the backend
+	 */
+	public static RateLimiterBackend backend(StringRedisTemplate redis, Clock clock) {
+		return new RateLimiterBackend() {
+
+			@Override
+			public RateLimiter create(Policy policy) {
+				return new SuppliedClockRateLimiter(redis, clock, policy);
+			}
+
+			@Override
+			public String name() {
+				return "redis at a supplied time";
+			}
+
+		};
+	}
+
 	private static Object[] arguments(byte[][] encoded, long now) {
 		List<String> arguments = new ArrayList<>();
 		for (byte[] argument : encoded) {
@@ -144,6 +177,53 @@ public final class SuppliedClockScripts {
 					reply.get(at + 2), reply.get(at + 3), reply.get(at + 4)));
 		}
 		return outcomes;
+	}
+
+	/**
+	 * A policy's limiter deciding with the scripts at the time of a clock.
+	 */
+	private static final class SuppliedClockRateLimiter extends AbstractRateLimiter {
+
+		private final StringRedisTemplate redis;
+
+		private final Clock clock;
+
+		private final RateLimitKeys keys;
+
+		SuppliedClockRateLimiter(StringRedisTemplate redis, Clock clock, Policy policy) {
+			super(policy);
+			this.redis = redis;
+			this.clock = clock;
+			this.keys = new RateLimitKeys("ratelimit", policy);
+		}
+
+		@Override
+		protected List<LimitOutcome> evaluate(String key, long permits, boolean consume) {
+			return run(this.redis, policy(), this.keys.keys(key), permits, consume, now());
+		}
+
+		@Override
+		protected CompletionStage<LeaseGrant> lease(String key, long minimum, long maximum) {
+			List<String> keys = this.keys.keys(key);
+			return CompletableFuture.completedFuture(SuppliedClockScripts.lease(this.redis, policy(), keys, minimum,
+					maximum, now()));
+		}
+
+		@Override
+		protected CompletionStage<Long> returnLeased(String key, long takenAtMicros, long permits) {
+			return CompletableFuture
+				.completedFuture(giveBack(this.redis, policy(), this.keys.keys(key), takenAtMicros, permits, now()));
+		}
+
+		@Override
+		protected void clear(String key) {
+			this.redis.delete(this.keys.keys(key));
+		}
+
+		private long now() {
+			return ChronoUnit.MICROS.between(Instant.EPOCH, this.clock.instant());
+		}
+
 	}
 
 }

@@ -44,6 +44,30 @@ class IpKeysTests {
 	}
 
 	@ParameterizedTest
+	@CsvSource(delimiter = '|', textBlock = """
+			::ffff:192.0.2.1        | 192.0.2.1      | 192.0.2.1
+			100::ffff:192.0.2.1     | 100::/64       | 100::ffff:c000:201
+			1::ffff:192.0.2.1       | 1::/64         | 1::ffff:c000:201
+			0:100::ffff:192.0.2.1   | 0:100::/64     | 0:100::ffff:c000:201
+			0:1::ffff:192.0.2.1     | 0:1::/64       | 0:1::ffff:c000:201
+			0:0:100::ffff:192.0.2.1 | 0:0:100::/64   | ::100:0:0:ffff:c000:201
+			0:0:1::ffff:192.0.2.1   | 0:0:1::/64     | ::1:0:0:ffff:c000:201
+			::100:0:ffff:192.0.2.1  | 0:0:0:100::/64 | ::100:0:ffff:c000:201
+			::1:0:ffff:192.0.2.1    | 0:0:0:1::/64   | ::1:0:ffff:c000:201
+			::100:ffff:192.0.2.1    | ::/64          | ::100:ffff:c000:201
+			::1:ffff:192.0.2.1      | ::/64          | ::1:ffff:c000:201
+			::ff:192.0.2.1          | ::/64          | ::ff:c000:201
+			::feff:192.0.2.1        | ::/64          | ::feff:c000:201
+			::ff00:192.0.2.1        | ::/64          | ::ff00:c000:201
+			::fffe:192.0.2.1        | ::/64          | ::fffe:c000:201
+			""")
+	void onlyTheWholeIpv4MappedPrefixShouldMakeAnIpv4Key(String address, String key, String wholeAddressKey) {
+		// each look-alike differs from ::ffff:0:0/96 in one of its twelve bytes, so it is IPv6, keyed by its /64
+		assertThat(IpKeys.DEFAULT.keyOf(address)).isEqualTo(key);
+		assertThat(new IpKeys(32, 128).keyOf(address)).isEqualTo(wholeAddressKey);
+	}
+
+	@ParameterizedTest
 	@ValueSource(strings = { "", " ", "/var/run/app.sock", "localhost", "example.com", "1.2.3", "1.2.3.4.5",
 			"256.1.1.1", "1.2.3.-4", "1.2.3.4 ", "01234.1.1.1", "1.2.3.4:8080", "1.2.3.4%eth0", "2001:db8::1::2",
 			":::", "1:2:3:4:5:6:7:8:9", "1:2:3:4:5:6:7::8", "12345::1", "g::1", ":1:2:3:4:5:6:7", "1:2:3:4:5:6:7:",

@@ -28,7 +28,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * {@link LeasedRateLimiter} over the in-memory backend (real grants, real state), watched through
  * {@link WatchedRateLimiter}: what is decided locally, one renewal per key at a time, other keys never waiting, expiry,
- * a fixed window's permits given back, the adaptive batch, failures and the bound on keys.
+ * a fixed window's permits given back, the adaptive batch, failures, the exact decision after three renewals and the
+ * bound on keys.
  */
 class LeasedRateLimiterTests {
 
@@ -249,6 +250,27 @@ class LeasedRateLimiterTests {
 		assertThat(refused.retryAfter()).isPositive();
 		assertThat(refused).isEqualTo(shared.tryAcquire("k", 1));
 		assertThat(limiter.tryAcquire("k", 6).satisfiable()).isFalse();
+	}
+
+	@Test
+	void aRequestStillWaitingAfterThreeRenewalsIsDecidedExactly() throws Exception {
+		WatchedRateLimiter shared = watched(Algorithm.TOKEN_BUCKET, "100/1h");
+		// batches of 1: each renewal serves the request at the head of the queue and no other
+		LeasedRateLimiter limiter = leased(shared, 1, false);
+		shared.hold("k");
+		List<CompletableFuture<Decision>> queued = new ArrayList<>();
+		for (int i = 0; i < 4; i++) {
+			queued.add(limiter.tryAcquireAsync("k", 1).toCompletableFuture());
+		}
+		shared.release("k");
+		for (CompletableFuture<Decision> request : queued) {
+			assertThat(request.get(30, TimeUnit.SECONDS).allowed()).isTrue();
+		}
+		// the first three were served by one renewal each; the fourth, still waiting after the third, by the delegate
+		assertThat(shared.leaseCalls).hasValue(3);
+		assertThat(shared.exactCalls).hasValue(1);
+		assertThat(limiter.stats().renewals()).isEqualTo(3);
+		assertThat(queued.get(3).join().remaining()).isEqualTo(100 - 4);
 	}
 
 	@Test

@@ -8,6 +8,7 @@ import java.time.temporal.ChronoUnit;
 import io.github.ratelimit.core.AbstractRateLimiterBackendTests;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RateLimiterBackend;
+import io.github.ratelimit.test.ManualClock;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -33,6 +34,11 @@ class InMemoryRateLimiterBackendTests extends AbstractRateLimiterBackendTests {
 	@Override
 	protected long clockMicros() {
 		return ChronoUnit.MICROS.between(Instant.EPOCH, this.clock.instant());
+	}
+
+	@Override
+	protected RateLimiterBackend backendAt(ManualClock clock) {
+		return new InMemoryRateLimiterBackend(clock, "ratelimit");
 	}
 
 }

@@ -4,6 +4,7 @@ import java.time.Clock;
 
 import io.github.ratelimit.core.AbstractRateLimiterLeaseTests;
 import io.github.ratelimit.core.RateLimiterBackend;
+import io.github.ratelimit.test.ManualClock;
 
 /**
  * The shared lease suite on the in-memory backend.
@@ -15,6 +16,11 @@ class InMemoryRateLimiterLeaseTests extends AbstractRateLimiterLeaseTests {
 	@Override
 	protected RateLimiterBackend backend() {
 		return this.backend;
+	}
+
+	@Override
+	protected RateLimiterBackend backendAt(ManualClock clock) {
+		return new InMemoryRateLimiterBackend(clock, "ratelimit");
 	}
 
 }
