@@ -14,6 +14,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.event.connection.ConnectionActivatedEvent;
 import org.apache.commons.logging.Log;
@@ -100,7 +103,7 @@ final class LettuceScriptExecutor implements ScriptExecutor {
 	public CompletionStage<List<Object>> runAsync(LuaScript script, byte[][] keys, byte[][] arguments) {
 		CompletionStage<List<Object>> call;
 		try {
-			call = evaluate(heldOrConnectInBackground().commands(), script, keys, arguments);
+			call = evaluate(heldOrConnectInBackground(), script, keys, arguments);
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
@@ -141,11 +144,10 @@ final class LettuceScriptExecutor implements ScriptExecutor {
 	}
 
 	private CompletionStage<List<Object>> evaluate(LuaScript script, byte[][] keys, byte[][] arguments) {
-		return evaluate(connect().commands(), script, keys, arguments);
+		return evaluate(connect(), script, keys, arguments);
 	}
 
-	private CompletionStage<List<Object>> evaluate(RedisClusterAsyncCommands<byte[], byte[]> held, LuaScript script,
-			byte[][] keys, byte[][] arguments) {
+	private CompletionStage<List<Object>> evaluate(Held held, LuaScript script, byte[][] keys, byte[][] arguments) {
 		RedisClusterAsyncCommands<byte[], byte[]> commands = connected(held, "EVALSHA");
 		CompletionStage<List<Object>> call = commands.evalsha(script.sha1(), ScriptOutputType.MULTI, keys, arguments);
 		return call.exceptionallyCompose((error) -> (unwrap(error) instanceof RedisNoScriptException)
@@ -185,16 +187,15 @@ final class LettuceScriptExecutor implements ScriptExecutor {
 	 * its queue until the timeout, and then perhaps run after all.
 	 */
 	private RedisClusterAsyncCommands<byte[], byte[]> connectedCommands(String command) {
-		return connected(connect().commands(), command);
+		return connected(connect(), command);
 	}
 
-	private static RedisClusterAsyncCommands<byte[], byte[]> connected(RedisClusterAsyncCommands<byte[], byte[]> commands,
-			String command) {
-		if (!commands.isOpen()) {
+	private static RedisClusterAsyncCommands<byte[], byte[]> connected(Held held, String command) {
+		if (!held.stateful().isOpen()) {
 			throw new RedisConnectionFailureException(
 					"Redis is not connected (Lettuce is reconnecting); " + command + " not sent");
 		}
-		return commands;
+		return held.commands();
 	}
 
 	/**
@@ -229,7 +230,6 @@ final class LettuceScriptExecutor implements ScriptExecutor {
 	/**
 	 * The held connection, opened on the calling thread when there is none yet.
 	 */
-	@SuppressWarnings("unchecked")
 	private Held connect() {
 		Held held = this.held;
 		if (held != null) {
@@ -238,8 +238,7 @@ final class LettuceScriptExecutor implements ScriptExecutor {
 		synchronized (this.lock) {
 			Held current = this.held;
 			if (current == null) {
-				RedisConnection connection = this.connectionFactory.getConnection();
-				current = new Held(connection, (RedisClusterAsyncCommands<byte[], byte[]>) connection.getNativeConnection());
+				current = Held.of(this.connectionFactory.getConnection());
 				this.held = current;
 			}
 			return current;
@@ -314,9 +313,30 @@ final class LettuceScriptExecutor implements ScriptExecutor {
 	}
 
 	/**
-	 * The connection held for the backend's life, and its native async commands.
+	 * The connection held for the backend's life, its native async commands, and the Lettuce connection they are sent
+	 * on (asked whether it is open: the commands themselves no longer say so from Lettuce 7 on).
 	 */
-	private record Held(RedisConnection connection, RedisClusterAsyncCommands<byte[], byte[]> commands) {
+	private record Held(RedisConnection connection, RedisClusterAsyncCommands<byte[], byte[]> commands,
+			StatefulConnection<byte[], byte[]> stateful) {
+
+		/**
+		 * Spring Data Redis' native connection is a Cluster's commands or else those of a standalone, Sentinel or
+		 * master/replica connection: the two types that name their connection. {@code getStatefulConnection()} is
+		 * deprecated since Lettuce 6.2, yet the one way to it that every Lettuce from 6.8 to 7.7 has (Spring Data
+		 * Redis does not hand the connection out); the consumer project's build on each Spring Boot line would fail
+		 * on a Lettuce without it.
+		 */
+		@SuppressWarnings({ "unchecked", "deprecation" })
+		static Held of(RedisConnection connection) {
+			RedisClusterAsyncCommands<byte[], byte[]> commands = (RedisClusterAsyncCommands<byte[], byte[]>) connection
+				.getNativeConnection();
+			StatefulConnection<byte[], byte[]> stateful =
+					(commands instanceof RedisAdvancedClusterAsyncCommands<?, ?> cluster)
+						? (StatefulConnection<byte[], byte[]>) cluster.getStatefulConnection()
+						: ((RedisAsyncCommands<byte[], byte[]>) commands).getStatefulConnection();
+			return new Held(connection, commands, stateful);
+		}
+
 	}
 
 }

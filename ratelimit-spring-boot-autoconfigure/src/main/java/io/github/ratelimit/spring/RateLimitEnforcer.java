@@ -41,9 +41,12 @@ import org.jspecify.annotations.Nullable;
  * failure mode decides: {@code open} lets the request through, {@code closed} refuses it with 503, {@code local} asks
  * an in-process limiter whose limits are divided by the number of instances. What the error was decides the rest:
  * a failure of the backend (as the backend itself tells) is reported to the breaker and warned of at most every
- * {@value #WARNING_INTERVAL_SECONDS} s, and a timeout is counted as such; anything else is a bug in that one request
- * (logged at ERROR once per policy and error type) or an interrupted caller, and the breaker never hears of it. No
- * error of the limiter reaches the caller.
+ * {@value #WARNING_INTERVAL_SECONDS} s, and a timeout is counted as such; a {@link LinkageError} (a library of the
+ * backend's is not the version it was built against, so every call fails alike) is such a failure too, logged at
+ * ERROR once naming the library ({@link IncompatibleLibrary}); anything else is a bug in that one request (logged at
+ * ERROR once per policy and error type) or an interrupted caller, and the breaker never hears of it. No exception of
+ * the limiter, nor a {@link LinkageError}, reaches the caller; only another {@link Error} (out of memory, a stack
+ * overflow) does.
  * <p>
  * Each decision is an {@link Observation} ({@code ratelimit.decision}) on the registry given to
  * {@link #observeWith}, whose scope is open while the backend's call is made, so that the backend's own
@@ -75,6 +78,8 @@ public class RateLimitEnforcer {
 	private final AtomicLong nextWarning = new AtomicLong(System.nanoTime());
 
 	private final FirstWarning bugs = new FirstWarning(logger);
+
+	private final FirstWarning incompatibilities = new FirstWarning(logger);
 
 	private ObservationRegistry observations = ObservationRegistry.NOOP;
 
@@ -187,7 +192,7 @@ public class RateLimitEnforcer {
 		try {
 			decision = policy.limiter().tryAcquire(key, permits);
 		}
-		catch (RuntimeException ex) {
+		catch (RuntimeException | LinkageError ex) {
 			return call.failed(ex);
 		}
 		catch (Error error) {
@@ -203,8 +208,9 @@ public class RateLimitEnforcer {
 	 * circuit breaker, the failure modes and the recorders behave exactly as on that path. The outcome is complete at
 	 * once when no backend call is made (a cached refusal, an open breaker, the in-memory backend); otherwise it
 	 * completes on the thread of the backend's client (Lettuce's event loop), within the decision timeout, and never
-	 * exceptionally, unless with an {@link Error}. Where the backend {@linkplain RateLimiterBackend#blocking() blocks},
-	 * this method blocks too: a reactive caller moves it off its event loop first ({@link #blocking()}).
+	 * exceptionally, unless with an {@link Error} other than a {@link LinkageError}. Where the backend
+	 * {@linkplain RateLimiterBackend#blocking() blocks}, this method blocks too: a reactive caller moves it off its
+	 * event loop first ({@link #blocking()}).
 	 * @param requested the policy, or the client's plan of it
 	 * @param key the client's key
 	 * @param permits the request's cost
@@ -285,7 +291,7 @@ public class RateLimitEnforcer {
 		try {
 			decision = policy.limiter().tryAcquireAsync(key, permits);
 		}
-		catch (RuntimeException ex) {
+		catch (RuntimeException | LinkageError ex) {
 			return CompletableFuture.completedFuture(call.failed(ex));
 		}
 		catch (Error error) {
@@ -359,8 +365,8 @@ public class RateLimitEnforcer {
 			}
 			Throwable cause = (error instanceof CompletionException && error.getCause() != null) ? error.getCause()
 					: error;
-			if (cause instanceof RuntimeException runtime) {
-				return failed(runtime);
+			if (cause instanceof RuntimeException || cause instanceof LinkageError) {
+				return failed(cause);
 			}
 			RateLimitEnforcer.this.breaker.onIgnored(this.ticket);
 			if (cause instanceof Error fatal) {
@@ -384,7 +390,7 @@ public class RateLimitEnforcer {
 					backendNanos);
 		}
 
-		RateLimitOutcome failed(RuntimeException error) {
+		RateLimitOutcome failed(Throwable error) {
 			long backendNanos = System.nanoTime() - this.start;
 			boolean backendFailed = report(this.policy, this.ticket, error);
 			return record(fail(this.policy, this.key, this.permits, error, backendFailed), backendNanos);
@@ -396,7 +402,15 @@ public class RateLimitEnforcer {
 	 * Tells the breaker, the recorders and the log what a limiter's error was.
 	 * @return whether the backend failed
 	 */
-	private boolean report(PolicyDefinition policy, long ticket, RuntimeException error) {
+	private boolean report(PolicyDefinition policy, long ticket, Throwable error) {
+		if (error instanceof LinkageError incompatible) {
+			this.breaker.onFailure(ticket, error);
+			this.incompatibilities.error(error.toString(), "Rate limit backend '" + this.backend.name()
+					+ "' cannot decide: " + IncompatibleLibrary.describe(incompatible)
+					+ ". Every decision fails as if the backend were down, and each policy's failure mode applies, "
+					+ "until the application runs a version of that library the starter supports", error);
+			return true;
+		}
 		if (this.backend.isBackendFailure(error)) {
 			this.breaker.onFailure(ticket, error);
 			if (this.backend.isTimeout(error)) {

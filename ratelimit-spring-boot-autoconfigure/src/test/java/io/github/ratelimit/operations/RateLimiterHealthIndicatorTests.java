@@ -10,17 +10,20 @@ import io.github.ratelimit.core.RateLimiterBackend;
 import io.github.ratelimit.core.resilience.CircuitBreaker;
 import io.github.ratelimit.spring.FailureMode;
 import io.github.ratelimit.spring.actuate.RateLimiterHealthIndicator;
+import io.github.ratelimit.test.LettuceLibrary;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * The health indicator as the circuit breaker's probe: a backend's failure counts, anything else does not, and a
- * check that ends in an {@link Error} leaves the probe slot free.
+ * The health indicator as the circuit breaker's probe: a backend's failure counts (a {@link LinkageError} too, a
+ * library of the backend's that is not compatible), anything else does not, and a check that ends in another
+ * {@link Error} leaves the probe slot free.
  */
 class RateLimiterHealthIndicatorTests {
 
@@ -65,6 +68,21 @@ class RateLimiterHealthIndicatorTests {
 		this.backend.failure = null;
 		assertThat(this.health.health(true).getStatus()).isEqualTo(Status.UP);
 		assertThat(this.breaker.isOpen()).isFalse();
+	}
+
+	@Test
+	void anIncompatibleLibraryIsDownNamingItAndOpensTheBreaker() {
+		this.backend.failure = () -> {
+			throw new NoSuchMethodError(LettuceLibrary.REMOVED_METHOD);
+		};
+		Health down = this.health.health(true);
+		assertThat(down.getStatus()).isEqualTo(Status.DOWN);
+		assertThat(down.getDetails().get("error")).asString()
+			.startsWith(LettuceLibrary.described() + " is not compatible with this version of the rate limit starter: "
+					+ "java.lang.NoSuchMethodError: " + LettuceLibrary.REMOVED_METHOD + ", called from ");
+		assertThat(this.breaker.isOpen()).isTrue();
+		assertThat(this.health.health(true).getDetails()).as("answered by the open breaker")
+			.containsEntry("error", down.getDetails().get("error"));
 	}
 
 	static class BackendDown extends RuntimeException {

@@ -23,6 +23,7 @@ import io.github.ratelimit.core.RateLimiterBackend;
 import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
 import io.github.ratelimit.core.resilience.CircuitBreaker;
 import io.github.ratelimit.core.resilience.DenyCache;
+import io.github.ratelimit.test.LettuceLibrary;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -36,9 +37,10 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * How the enforcer tells a failing backend from a failing request, on a backend whose limiters can be made to fail
- * on demand (in memory underneath): only the backend's failures reach the circuit breaker, and every failure gets
- * its policy's failure mode. Every test runs on each of the enforcer's paths ({@link Path}): the blocking one, and
- * the asynchronous one with the backend answering at once or later on another thread, as Lettuce does.
+ * on demand (in memory underneath): only the backend's failures (a {@link LinkageError} among them) reach the circuit
+ * breaker, and every failure gets its policy's failure mode. Every test runs on each of the enforcer's paths
+ * ({@link Path}): the blocking one, and the asynchronous one with the backend answering at once or later on another
+ * thread, as Lettuce does.
  */
 @ParameterizedClass
 @EnumSource(RateLimitEnforcerTests.Path.class)
@@ -163,6 +165,30 @@ class RateLimitEnforcerTests {
 		this.backend.failure = () -> new BackendDown("connection refused");
 		enforce(policy, "client", 1);
 		assertThat(this.timeouts).containsExactly("slow", "slow", "slow");
+	}
+
+	@Test
+	void aLinkageErrorIsABackendFailureThatGetsEachPolicysFailureMode() {
+		this.backend.failure = () -> {
+			throw new NoSuchMethodError(LettuceLibrary.REMOVED_METHOD);
+		};
+		PolicyDefinition open = policy("open", "1000/1h", FailureMode.OPEN);
+		PolicyDefinition closed = policy("closed", "1000/1h", FailureMode.CLOSED);
+		PolicyDefinition local = policy("local", "1000/1h", FailureMode.LOCAL);
+		List<RateLimitOutcome.Kind> kinds = new ArrayList<>();
+		for (int i = 0; i < 3; i++) {
+			kinds.add(enforce(open, "client", 1).kind());
+			kinds.add(enforce(closed, "client", 1).kind());
+			kinds.add(enforce(local, "client", 1).kind());
+		}
+		assertThat(kinds).containsExactly(RateLimitOutcome.Kind.FAILED_OPEN, RateLimitOutcome.Kind.FAILED_CLOSED,
+				RateLimitOutcome.Kind.FALLBACK, RateLimitOutcome.Kind.FAILED_OPEN, RateLimitOutcome.Kind.FAILED_CLOSED,
+				RateLimitOutcome.Kind.FALLBACK, RateLimitOutcome.Kind.FAILED_OPEN, RateLimitOutcome.Kind.FAILED_CLOSED,
+				RateLimitOutcome.Kind.FALLBACK);
+		assertThat(this.breaker.isOpen()).isFalse();
+		enforce(open, "client", 1);
+		assertThat(this.breaker.isOpen()).as("ten backend failures").isTrue();
+		assertThat(this.timeouts).isEmpty();
 	}
 
 	@Test
