@@ -1,6 +1,8 @@
 package io.github.ratelimit.redis;
 
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -180,20 +182,29 @@ class BackendFailureTests {
 			RateLimiter limiter = cancelled.create(Policy.of("cancelled", Algorithm.TOKEN_BUCKET, "5/1h"));
 			assertThat(limiter.tryAcquire("client").allowed()).isTrue();
 			AtomicReference<Throwable> thrown = new AtomicReference<>();
-			pause(Duration.ofSeconds(1));
-			Thread caller = new Thread(() -> thrown.set(catchThrowable(() -> limiter.tryAcquire("client"))));
-			caller.start();
-			CompletableFuture<?> async = limiter.tryAcquireAsync("client", 1).toCompletableFuture();
-			Thread.sleep(200);
-			nativeConnection(own).reset();
-			caller.join(Duration.ofSeconds(10).toMillis());
-			Throwable thrownAsync = catchThrowable(async::join);
-			assertThat(thrown.get()).isInstanceOf(RedisConnectionFailureException.class)
-				.hasRootCauseInstanceOf(CancellationException.class);
-			assertThat(thrownAsync).isInstanceOf(CompletionException.class)
-				.hasCauseInstanceOf(RedisConnectionFailureException.class);
-			assertThat(cancelled.isBackendFailure(thrown.get())).isTrue();
-			assertThat(cancelled.isBackendFailure(thrownAsync)).isTrue();
+			// decisions paused long enough that none is answered before the reset, however slow the machine; WRITE
+			// pauses scripts, and leaves the admin connection free to end the pause
+			try (RedisConnection connection = admin.getConnection()) {
+				connection.execute("CLIENT", "PAUSE".getBytes(), "60000".getBytes(), "WRITE".getBytes());
+			}
+			try {
+				Thread caller = new Thread(() -> thrown.set(catchThrowable(() -> limiter.tryAcquire("client"))));
+				caller.start();
+				CompletableFuture<?> async = limiter.tryAcquireAsync("client", 1).toCompletableFuture();
+				awaitWaitingForRedis(caller);
+				nativeConnection(own).reset();
+				caller.join(Duration.ofSeconds(10).toMillis());
+				Throwable thrownAsync = catchThrowable(async::join);
+				assertThat(thrown.get()).isInstanceOf(RedisConnectionFailureException.class)
+					.hasRootCauseInstanceOf(CancellationException.class);
+				assertThat(thrownAsync).isInstanceOf(CompletionException.class)
+					.hasCauseInstanceOf(RedisConnectionFailureException.class);
+				assertThat(cancelled.isBackendFailure(thrown.get())).isTrue();
+				assertThat(cancelled.isBackendFailure(thrownAsync)).isTrue();
+			}
+			finally {
+				unpause();
+			}
 		}
 		finally {
 			own.destroy();
@@ -252,6 +263,32 @@ class BackendFailureTests {
 		try (RedisConnection connection = admin.getConnection()) {
 			connection.execute("CLIENT", "PAUSE".getBytes(), Long.toString(duration.toMillis()).getBytes());
 		}
+	}
+
+	private static void unpause() {
+		try (RedisConnection connection = admin.getConnection()) {
+			connection.execute("CLIENT", "UNPAUSE".getBytes());
+		}
+	}
+
+	/**
+	 * Waits until a thread deciding through the executor waits for Redis' answer: its command has then been handed
+	 * to Lettuce, so that a reset of the connection cancels it.
+	 */
+	private static void awaitWaitingForRedis(Thread caller) throws InterruptedException {
+		long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+		while (!waitingInExecutor(caller)) {
+			assertThat(System.nanoTime()).as("%s waiting for Redis' answer", caller.getName()).isLessThan(deadline);
+			Thread.sleep(10);
+		}
+	}
+
+	private static boolean waitingInExecutor(Thread thread) {
+		Thread.State state = thread.getState();
+		List<String> frames = Arrays.stream(thread.getStackTrace()).map(StackTraceElement::getClassName).toList();
+		return (state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING)
+				&& frames.contains(CompletableFuture.class.getName())
+				&& frames.contains(LettuceScriptExecutor.class.getName());
 	}
 
 	/** A factory's shared native connection, which a backend's decisions use. */
