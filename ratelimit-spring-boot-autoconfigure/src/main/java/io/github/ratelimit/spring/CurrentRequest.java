@@ -1,6 +1,5 @@
 package io.github.ratelimit.spring;
 
-import java.util.concurrent.CompletionStage;
 import java.util.function.BiConsumer;
 
 import org.jspecify.annotations.Nullable;
@@ -37,16 +36,5 @@ public interface CurrentRequest {
 	 * @return the setter, or {@code null} outside a web request or once the response is committed
 	 */
 	@Nullable BiConsumer<String, String> responseHeaders();
-
-	/**
-	 * Where a decision that completes on another thread (the backend client's) continues: by default, there. The
-	 * WebFlux request continues on its connection's event loop.
-	 * @param <T> the result's type
-	 * @param decision the decision
-	 * @return a stage with the same result
-	 */
-	default <T> CompletionStage<T> continueOn(CompletionStage<T> decision) {
-		return decision;
-	}
 
 }

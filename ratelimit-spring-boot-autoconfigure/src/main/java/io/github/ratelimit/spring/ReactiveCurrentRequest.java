@@ -22,4 +22,16 @@ public interface ReactiveCurrentRequest {
 	 */
 	Mono<CurrentRequest> request(ContextView context);
 
+	/**
+	 * Where a call continues once decided: by default, where its decision completes. The WebFlux request continues
+	 * in a task of its own on its connection's event loop.
+	 * @param <T> the decision's type
+	 * @param decision the decision
+	 * @param context the subscriber's context
+	 * @return the decision, continuing there
+	 */
+	default <T> Mono<T> continueOn(Mono<T> decision, ContextView context) {
+		return decision;
+	}
+
 }

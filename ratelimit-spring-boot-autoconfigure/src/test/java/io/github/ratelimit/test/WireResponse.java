@@ -1,6 +1,7 @@
 package io.github.ratelimit.test;
 
 import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -89,6 +90,28 @@ public record WireResponse(String statusLine, List<Map.Entry<String, String>> he
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
 		}
+	}
+
+	/**
+	 * Reads the next response of a kept-alive connection, its body framed by its {@code Content-Length}.
+	 * @param in the connection's input, read no further than the response
+	 * @return the response
+	 * @throws IOException when the connection fails or closes, or its read timeout passes first
+	 */
+	public static WireResponse next(InputStream in) throws IOException {
+		ByteArrayOutputStream head = new ByteArrayOutputStream();
+		while (!head.toString(StandardCharsets.US_ASCII).endsWith("\r\n\r\n")) {
+			int next = in.read();
+			if (next < 0) {
+				throw new EOFException("Connection closed after " + head.size() + " bytes of a response");
+			}
+			head.write(next);
+		}
+		WireResponse headers = parse(head.toByteArray());
+		String length = headers.value("Content-Length");
+		assertThat(length).as("Content-Length of %s", headers.statusLine()).isNotNull();
+		byte[] body = in.readNBytes(Integer.parseInt(length));
+		return new WireResponse(headers.statusLine(), headers.headers(), new String(body, StandardCharsets.UTF_8));
 	}
 
 	private static byte[] readAll(InputStream in) throws IOException {

@@ -16,6 +16,7 @@ import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
+import reactor.util.context.ContextView;
 
 import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.aop.interceptor.ExposeInvocationInterceptor;
@@ -27,7 +28,8 @@ import org.springframework.core.ReactiveAdapterRegistry;
  * {@link ReactiveAdapterRegistry} adapts: the call returns at once a publisher of the same type that decides on each
  * subscription (one subscription, one call) and only then invokes the method, through the rest of the advice chain,
  * and subscribes to what it returns. A refusal is an error signal. Inside a WebFlux request, the request is found in
- * the subscriber's context ({@link ReactiveCurrentRequest}). Decisions never wait for Redis; with a blocking client
+ * the subscriber's context ({@link ReactiveCurrentRequest}), and the call continues once decided where the request
+ * says (a WebFlux request: on its connection's event loop). Decisions never wait for Redis; with a blocking client
  * (Jedis) they are made on Reactor's bounded elastic scheduler. Loaded only when Reactor is on the classpath.
  */
 final class ReactiveRateLimitedCalls {
@@ -73,16 +75,23 @@ final class ReactiveRateLimitedCalls {
 
 	Object invoke(ProxyMethodInvocation invocation, List<AnnotatedPolicy> limits, ReactiveAdapter adapter) {
 		@Nullable Object[] args = invocation.getArguments();
-		Mono<Void> decided = Mono.deferContextual((context) -> this.currentRequest.request(context)
-			.defaultIfEmpty(CurrentRequest.NONE)
-			.flatMap((current) -> Mono.fromCompletionStage(ReactorObservationParent.within(context,
-					() -> current.continueOn(this.enforcement.enforceAsync(limits, args, current))))));
-		if (this.enforcement.blocking()) {
-			decided = decided.subscribeOn(Schedulers.boundedElastic());
-		}
+		Mono<Void> decided = Mono.deferContextual(
+				(context) -> this.currentRequest.continueOn(decide(limits, args, context), context));
 		Publisher<?> limited = adapter.isMultiValue() ? decided.thenMany(Flux.defer(() -> proceed(invocation, adapter)))
 				: decided.then(Mono.defer(() -> Mono.from(proceed(invocation, adapter))));
 		return adapter.fromPublisher(limited);
+	}
+
+	/**
+	 * Decides one call, for the request its subscriber serves, on a thread that may block when the backend's client
+	 * does.
+	 */
+	private Mono<Void> decide(List<AnnotatedPolicy> limits, @Nullable Object[] args, ContextView context) {
+		Mono<Void> decided = this.currentRequest.request(context)
+			.defaultIfEmpty(CurrentRequest.NONE)
+			.flatMap((current) -> Mono.fromCompletionStage(ReactorObservationParent.within(context,
+					() -> this.enforcement.enforceAsync(limits, args, current))));
+		return this.enforcement.blocking() ? decided.subscribeOn(Schedulers.boundedElastic()) : decided;
 	}
 
 	/**

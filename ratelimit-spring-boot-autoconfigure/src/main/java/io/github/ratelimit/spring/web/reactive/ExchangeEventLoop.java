@@ -1,11 +1,10 @@
 package io.github.ratelimit.spring.web.reactive;
 
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
-import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 import reactor.netty.Connection;
 
 import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
@@ -13,12 +12,17 @@ import org.springframework.util.ClassUtils;
 import org.springframework.web.server.ServerWebExchange;
 
 /**
- * Brings what completes on another thread back to the event loop of the exchange's connection, on Reactor Netty. A
- * decision Redis answers completes on Lettuce's I/O thread; continuing the exchange there would run the application's
- * handler on the thread that serves every Redis command, and would end the exchange away from its connection's event
- * loop. Reactor Netty 1.3.6 then may read the connection's next keep-alive request before the exchange has ended,
- * buffer it, and, when it is answered at once (a refusal from the deny cache), stop reading the connection
- * (reactor/reactor-netty#4361). On another server (or without Reactor Netty), outcomes continue where they complete.
+ * Continues an exchange after each of its decisions on its connection's event loop, in a task of its own, on Reactor
+ * Netty. Reactor Netty 1.3.6 and 1.3.7 stop reading a keep-alive connection for good (reactor/reactor-netty#4361,
+ * fixed in 1.3.8) when a request they buffered, because it arrived before the previous exchange had ended, is
+ * answered while they dispatch it: its exchange ends inside the dispatch, and no read is asked for again. An exchange
+ * whose response is written from another thread ends late: the write becomes a task of the event loop, and the
+ * exchange may end only in a later one, after the client has read the response and sent its next request. Hence a
+ * decision never continues where it completed (Lettuce's I/O thread, the bounded elastic scheduler of a blocking
+ * client, the thread of an asynchronous key or plan resolver), nor at once (the deny cache, an open circuit breaker,
+ * the in-memory backend, a lease): a refusal is written, and an admitted request reaches the application, in a task
+ * of its own on the event loop. On another server (or without Reactor Netty), decisions continue where they
+ * complete.
  */
 final class ExchangeEventLoop {
 
@@ -29,27 +33,28 @@ final class ExchangeEventLoop {
 	}
 
 	/**
-	 * The stage, completing on the exchange's event loop when it is not complete yet.
-	 * @param <T> the result's type
-	 * @param stage the stage
+	 * The decision, signalled on the exchange's event loop in a task of its own, whichever thread made it and even
+	 * when it was made at once, on Reactor Netty.
+	 * @param <T> the decision's type
+	 * @param decision the decision
 	 * @param exchange the exchange
-	 * @return a stage with the same result
+	 * @return the decision, continuing there
 	 */
-	static <T> CompletionStage<T> continueOn(CompletionStage<T> stage, ServerWebExchange exchange) {
-		CompletableFuture<T> future = stage.toCompletableFuture();
-		if (future.isDone()) {
-			return future;
-		}
+	static <T> Mono<T> continueOn(Mono<T> decision, ServerWebExchange exchange) {
 		Executor eventLoop = NETTY_PRESENT ? Netty.eventLoop(exchange) : null;
-		return (eventLoop != null) ? future.thenApplyAsync(Function.identity(), eventLoop) : future;
+		return (eventLoop != null) ? decision.publishOn(Schedulers.fromExecutor(eventLoop)) : decision;
 	}
 
 	/** What needs Reactor Netty, loaded only with it. */
 	private static final class Netty {
 
+		/**
+		 * The connection's event loop, as a plain executor: Reactor would take an executor service (which an event
+		 * loop is) for its own, to shut down when the scheduler is disposed.
+		 */
 		static @Nullable Executor eventLoop(ServerWebExchange exchange) {
 			Object nativeRequest = ServerHttpRequestDecorator.getNativeRequest(exchange.getRequest());
-			return (nativeRequest instanceof Connection connection) ? connection.channel().eventLoop() : null;
+			return (nativeRequest instanceof Connection connection) ? connection.channel().eventLoop()::execute : null;
 		}
 
 	}

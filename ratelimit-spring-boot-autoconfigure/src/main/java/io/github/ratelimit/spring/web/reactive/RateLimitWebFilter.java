@@ -29,8 +29,8 @@ import org.springframework.web.server.WebFilterChain;
  * never reaches the application; an admitted one carries the headers of the policy with the fewest permits left;
  * shadow policies never change the response. Every decision is made through
  * {@link RateLimitEnforcer#enforceAsync}, so no event loop waits for Redis (with a blocking client, such as Jedis,
- * decisions are moved to Reactor's bounded elastic scheduler), and the exchange continues on its connection's event
- * loop once Redis answers ({@link ExchangeEventLoop}).
+ * decisions are moved to Reactor's bounded elastic scheduler), and the exchange continues after each decision in a
+ * task of its own on its connection's event loop ({@link ExchangeEventLoop}).
  * <p>
  * The auto-configuration registers one filter per {@link FilterPhase}: one ordered before Spring Security's
  * {@code WebFilterChainProxy}, one after it, which resolves the exchange's principal before keying its policies.
@@ -167,14 +167,14 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 	}
 
 	/**
-	 * The outcome of one plan (or policy without plans), continuing on the exchange's event loop when the backend answers on another thread
-	 * ({@link ExchangeEventLoop}), decided as a child of the request's observation.
+	 * The outcome of one plan (or policy without plans), decided as a child of the request's observation, continuing
+	 * in a task of its own on the exchange's event loop ({@link ExchangeEventLoop}).
 	 */
 	private Mono<RateLimitOutcome> decide(PolicyDefinition policy, String key, ServerWebExchange exchange) {
 		Mono<RateLimitOutcome> decision = Mono.deferContextual((context) -> Mono.fromCompletionStage(
-				ReactorObservationParent.within(context, () -> ExchangeEventLoop
-					.continueOn(this.enforcer.enforceAsync(policy, key, policy.cost()), exchange))));
-		return this.enforcer.blocking() ? decision.subscribeOn(Schedulers.boundedElastic()) : decision;
+				ReactorObservationParent.within(context, () -> this.enforcer.enforceAsync(policy, key, policy.cost()))));
+		return ExchangeEventLoop.continueOn(
+				this.enforcer.blocking() ? decision.subscribeOn(Schedulers.boundedElastic()) : decision, exchange);
 	}
 
 	private Mono<Void> refuse(RateLimitOutcome outcome, WebFluxRateLimitRequest request) {

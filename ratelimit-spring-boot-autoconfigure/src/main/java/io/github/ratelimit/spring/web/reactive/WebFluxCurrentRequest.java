@@ -1,7 +1,6 @@
 package io.github.ratelimit.spring.web.reactive;
 
 import java.security.Principal;
-import java.util.concurrent.CompletionStage;
 import java.util.function.BiConsumer;
 
 import io.github.ratelimit.spring.CurrentRequest;
@@ -18,7 +17,7 @@ import org.springframework.web.server.ServerWebExchange;
 /**
  * The WebFlux exchange a subscriber serves, as {@link RateLimitWebFilter} (or Spring's
  * {@link ServerWebExchangeContextFilter}) puts it in the Reactor context, with its principal resolved without
- * blocking.
+ * blocking; a call made for it continues on its connection's event loop once decided.
  */
 public class WebFluxCurrentRequest implements ReactiveCurrentRequest {
 
@@ -28,6 +27,14 @@ public class WebFluxCurrentRequest implements ReactiveCurrentRequest {
 			.flatMap((exchange) -> exchange.getPrincipal()
 				.map((principal) -> current(exchange, principal))
 				.defaultIfEmpty(current(exchange, null)));
+	}
+
+	/** The decision, continuing on the exchange's event loop ({@link ExchangeEventLoop}). */
+	@Override
+	public <T> Mono<T> continueOn(Mono<T> decision, ContextView context) {
+		return ServerWebExchangeContextFilter.getExchange(context)
+			.map((exchange) -> ExchangeEventLoop.continueOn(decision, exchange))
+			.orElse(decision);
 	}
 
 	private static CurrentRequest current(ServerWebExchange exchange, @Nullable Principal principal) {
@@ -42,12 +49,6 @@ public class WebFluxCurrentRequest implements ReactiveCurrentRequest {
 		@Override
 		public @Nullable BiConsumer<String, String> responseHeaders() {
 			return this.exchange.getResponse().isCommitted() ? null : this::setHeader;
-		}
-
-		/** The decision, continuing on the exchange's event loop ({@link ExchangeEventLoop}). */
-		@Override
-		public <T> CompletionStage<T> continueOn(CompletionStage<T> decision) {
-			return ExchangeEventLoop.continueOn(decision, this.exchange);
 		}
 
 		private void setHeader(String name, String value) {

@@ -24,9 +24,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A WebFlux application on Jedis, a blocking Redis client: the filter decides on Reactor's bounded elastic scheduler,
- * never on Reactor Netty's event loop, so it limits exactly under BlockHound.
+ * never on Reactor Netty's event loop, so it limits exactly under BlockHound, and each exchange continues on its
+ * connection's event loop once decided (it ended on the bounded elastic scheduler, every run, before
+ * {@link ExchangeEventLoop} moved decisions made at once too).
  */
-@SpringBootTest(classes = WebFluxTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+@SpringBootTest(classes = { WebFluxTestApplication.class, EventLoopEndings.class },
+		webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { WebFluxTestApplication.REACTIVE, "spring.data.redis.client-type=jedis",
 				"ratelimit.policies.hello.paths=/hello", "ratelimit.policies.hello.limits=3/1h" })
 @AutoConfigureWebTestClient(timeout = "30s")
@@ -46,13 +49,15 @@ class JedisWebFluxTests {
 	}
 
 	@Test
-	void filterShouldLimitExactly(@Autowired WebTestClient client) {
-		WebFluxRequests requests = new WebFluxRequests(client, Clients.newAddress());
+	void filterShouldLimitExactly(@Autowired WebTestClient client, @Autowired EventLoopEndings endings) {
+		String address = Clients.newAddress();
+		WebFluxRequests requests = new WebFluxRequests(client, address);
 		List<Integer> statuses = new ArrayList<>();
 		for (int i = 0; i < 5; i++) {
 			statuses.add(WebFluxRequests.status(requests.get("/hello")));
 		}
 		assertThat(statuses).containsExactly(200, 200, 200, 429, 429);
+		assertThat(endings.awayFromTheirEventLoop(address)).isEmpty();
 	}
 
 }
