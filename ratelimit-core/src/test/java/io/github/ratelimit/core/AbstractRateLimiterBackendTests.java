@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.ratelimit.test.Expiry;
 import io.github.ratelimit.test.ManualClock;
+import io.github.ratelimit.test.StartedWindow;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -20,8 +21,9 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 /**
  * The behaviour every backend must have, with the same assertions for all: the in-memory backend, Redis standalone
  * and Redis Cluster each run it, so they cannot drift apart. Time is real: tests that need refills use short periods
- * and sleep, and assert only what holds however long a step took; tests whose expectations depend on the exact moment
- * of each decision set it on the clock of {@link #backendAt}.
+ * and sleep, and assert only what holds however long a step took; tests of one window of a fixed or sliding window
+ * have it begin at the test ({@link #window}), so that none straddles two; tests whose expectations depend on the
+ * exact moment of each decision set it on the clock of {@link #backendAt}.
  */
 public abstract class AbstractRateLimiterBackendTests {
 
@@ -63,15 +65,31 @@ public abstract class AbstractRateLimiterBackendTests {
 		return backend().create(Policy.of("p-" + UUID.randomUUID(), algorithm, limits));
 	}
 
+	protected RateLimiter limiter(Algorithm algorithm, Limit... limits) {
+		return backend().create(new Policy("p-" + UUID.randomUUID(), algorithm, List.of(limits)));
+	}
+
+	/**
+	 * The limit as written, or for an algorithm whose windows are aligned to the epoch, the same capacity per a period
+	 * at least as long whose window began at the test on the backend's clock ({@link StartedWindow}).
+	 * @param algorithm the algorithm
+	 * @param limit the limit as written, such as {@code "10/1h"}
+	 * @return the limit
+	 */
+	protected Limit window(Algorithm algorithm, String limit) {
+		return StartedWindow.begunAt(clockMicros(), algorithm, limit);
+	}
+
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
 	void freshKeyAdmitsExactlyItsCapacity(Algorithm algorithm) {
-		RateLimiter limiter = limiter(algorithm, "10/1h");
+		Limit limit = window(algorithm, "10/1h");
+		RateLimiter limiter = limiter(algorithm, limit);
 		for (int i = 1; i <= 10; i++) {
 			Decision decision = limiter.tryAcquire("client");
 			assertThat(decision.allowed()).as("request %d", i).isTrue();
 			assertThat(decision.remaining()).isEqualTo(10 - i);
-			assertThat(decision.limit()).isEqualTo(Limit.parse("10/1h"));
+			assertThat(decision.limit()).isEqualTo(limit);
 			assertThat(decision.retryAfter()).isZero();
 		}
 		Decision denied = limiter.tryAcquire("client");
@@ -83,7 +101,7 @@ public abstract class AbstractRateLimiterBackendTests {
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
 	void asyncDecisionsShareTheStateOfBlockingOnes(Algorithm algorithm) throws Exception {
-		RateLimiter limiter = limiter(algorithm, "3/1h");
+		RateLimiter limiter = limiter(algorithm, window(algorithm, "3/1h"));
 		Decision first = limiter.tryAcquireAsync("client", 1).toCompletableFuture().get(10, TimeUnit.SECONDS);
 		assertThat(first.allowed()).isTrue();
 		assertThat(first.remaining()).isEqualTo(2);
@@ -99,37 +117,48 @@ public abstract class AbstractRateLimiterBackendTests {
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
 	void decisionReportsRemainingRetryAfterAndResetAfter(Algorithm algorithm) {
-		RateLimiter limiter = limiter(algorithm, "10/1h");
-		Decision afterThree = null;
-		for (int i = 0; i < 3; i++) {
-			afterThree = limiter.tryAcquire("client");
-		}
+		Limit limit = window(algorithm, "10/1h");
+		RateLimiter limiter = limiter(algorithm, limit);
+		limiter.tryAcquire("client");
+		limiter.tryAcquire("client");
+		long beforeThird = clockMicros();
+		Decision afterThree = limiter.tryAcquire("client");
+		long afterThird = clockMicros();
 		assertThat(afterThree.remaining()).isEqualTo(7);
 		assertThat(afterThree.retryAfter()).isZero();
 		Duration hour = Duration.ofHours(1);
+		// a window began at the test, so every decision here falls in the one in force now
+		long windowEnd = StartedWindow.end(limit, beforeThird);
+		long nextEnd = windowEnd + limit.periodMicros();
 		switch (algorithm) {
 			// three tokens at one per 360 s
 			case TOKEN_BUCKET, GCRA -> assertThat(afterThree.resetAfter()).isBetween(Duration.ofSeconds(1079),
 					Duration.ofSeconds(1080));
-			case FIXED_WINDOW -> assertThat(afterThree.resetAfter()).isPositive().isLessThanOrEqualTo(hour);
-			case SLIDING_WINDOW -> assertThat(afterThree.resetAfter()).isGreaterThan(hour)
-				.isLessThanOrEqualTo(hour.multipliedBy(2));
+			case FIXED_WINDOW -> assertThat(micros(afterThree.resetAfter())).isBetween(windowEnd - afterThird,
+					windowEnd - beforeThird);
+			// this window's count weighs on the next one until it ends
+			case SLIDING_WINDOW -> assertThat(micros(afterThree.resetAfter()))
+				.isBetween(nextEnd - afterThird, nextEnd - beforeThird);
 			case SLIDING_LOG -> assertThat(afterThree.resetAfter()).isBetween(hour.minusSeconds(1), hour);
 		}
 		for (int i = 0; i < 7; i++) {
 			assertThat(limiter.tryAcquire("client").allowed()).isTrue();
 		}
+		long beforeDenial = clockMicros();
 		Decision denied = limiter.tryAcquire("client");
+		long afterDenial = clockMicros();
 		assertThat(denied.allowed()).isFalse();
 		assertThat(denied.remaining()).isZero();
+		// the next window, once the weight of this one's 10 has fallen to 9: a tenth of a period into it
+		long intoNext = limit.periodMicros() - Math.floorDiv(9 * limit.periodMicros(), 10);
 		switch (algorithm) {
 			// the next token in at most 360 s
 			case TOKEN_BUCKET, GCRA -> assertThat(denied.retryAfter()).isBetween(Duration.ofSeconds(359),
 					Duration.ofSeconds(360));
-			case FIXED_WINDOW -> assertThat(denied.retryAfter()).isPositive().isLessThanOrEqualTo(hour);
-			// the next window, once the weight of this one's 10 has fallen to 9
-			case SLIDING_WINDOW -> assertThat(denied.retryAfter()).isGreaterThan(Duration.ofSeconds(360))
-				.isLessThanOrEqualTo(hour.plusSeconds(360));
+			case FIXED_WINDOW -> assertThat(micros(denied.retryAfter())).isBetween(windowEnd - afterDenial,
+					windowEnd - beforeDenial);
+			case SLIDING_WINDOW -> assertThat(micros(denied.retryAfter()))
+				.isBetween(windowEnd - afterDenial + intoNext, windowEnd - beforeDenial + intoNext);
 			case SLIDING_LOG -> assertThat(denied.retryAfter()).isBetween(hour.minusSeconds(1), hour);
 		}
 		assertThat(denied.retryAfterSeconds()).isPositive();
@@ -200,7 +229,7 @@ public abstract class AbstractRateLimiterBackendTests {
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
 	void permitsAreTakenTogether(Algorithm algorithm) {
-		RateLimiter limiter = limiter(algorithm, "10/1h");
+		RateLimiter limiter = limiter(algorithm, window(algorithm, "10/1h"));
 		Decision four = limiter.tryAcquire("client", 4);
 		assertThat(four.allowed()).isTrue();
 		assertThat(four.remaining()).isEqualTo(6);
@@ -231,27 +260,28 @@ public abstract class AbstractRateLimiterBackendTests {
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
 	void limitsAreAllOrNothingWhenTheFirstDenies(Algorithm algorithm) {
-		assertAllOrNothing(limiter(algorithm, "4/1h", "6/1d"));
+		Limit small = window(algorithm, "4/1h");
+		assertAllOrNothing(limiter(algorithm, small, window(algorithm, "6/1d")), small);
 	}
 
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
 	void limitsAreAllOrNothingWhenTheLastDenies(Algorithm algorithm) {
-		assertAllOrNothing(limiter(algorithm, "6/1d", "4/1h"));
+		Limit small = window(algorithm, "4/1h");
+		assertAllOrNothing(limiter(algorithm, window(algorithm, "6/1d"), small), small);
 	}
 
-	private void assertAllOrNothing(RateLimiter limiter) {
-		Limit small = Limit.parse("4/1h");
+	private void assertAllOrNothing(RateLimiter limiter, Limit small) {
 		Decision first = limiter.tryAcquire("client");
 		assertThat(first.allowed()).isTrue();
 		assertThat(first.limit()).isEqualTo(small);
 		assertThat(first.remaining()).isEqualTo(3);
-		// 4/1h has 3 left and refuses 4; 6/1d has 5 left and would admit them
+		// the 4 a window has 3 left and refuses 4; the 6 has 5 left and would admit them
 		Decision denied = limiter.tryAcquire("client", 4);
 		assertThat(denied.allowed()).isFalse();
 		assertThat(denied.limit()).isEqualTo(small);
 		assertThat(denied.remaining()).isEqualTo(3);
-		// had 6/1d been charged for the denied request, it would have 1 left and bind here
+		// had the 6 been charged for the denied request, it would have 1 left and bind here
 		Decision next = limiter.tryAcquire("client");
 		assertThat(next.allowed()).isTrue();
 		assertThat(next.limit()).isEqualTo(small);
@@ -261,19 +291,20 @@ public abstract class AbstractRateLimiterBackendTests {
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
 	void bindingLimitOfMultipleLimitsIsTheOneWithFewestRemaining(Algorithm algorithm) {
-		RateLimiter limiter = limiter(algorithm, "5/1h", "3/1d");
+		Limit day = window(algorithm, "3/1d");
+		RateLimiter limiter = limiter(algorithm, window(algorithm, "5/1h"), day);
 		Decision decision = limiter.tryAcquire("client", 2);
-		assertThat(decision.limit()).isEqualTo(Limit.parse("3/1d"));
+		assertThat(decision.limit()).isEqualTo(day);
 		assertThat(decision.remaining()).isEqualTo(1);
 		Decision denied = limiter.tryAcquire("client", 2);
 		assertThat(denied.allowed()).isFalse();
-		assertThat(denied.limit()).isEqualTo(Limit.parse("3/1d"));
+		assertThat(denied.limit()).isEqualTo(day);
 	}
 
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
 	void peekConsumesNothing(Algorithm algorithm) {
-		RateLimiter limiter = limiter(algorithm, "3/1h");
+		RateLimiter limiter = limiter(algorithm, window(algorithm, "3/1h"));
 		assertThat(limiter.peek("client").remaining()).isEqualTo(3);
 		assertThat(retention(limiter, "client")).isNull();
 		limiter.tryAcquire("client");
@@ -293,7 +324,7 @@ public abstract class AbstractRateLimiterBackendTests {
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
 	void resetClearsEveryLimit(Algorithm algorithm) {
-		RateLimiter limiter = limiter(algorithm, "2/1h", "3/1d");
+		RateLimiter limiter = limiter(algorithm, window(algorithm, "2/1h"), window(algorithm, "3/1d"));
 		exhaust(limiter, "client", 2);
 		limiter.reset("client");
 		assertThat(retention(limiter, "client")).isNull();
@@ -305,8 +336,8 @@ public abstract class AbstractRateLimiterBackendTests {
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
 	void storedStateIsKeptExactlyAsLongAsItMatters(Algorithm algorithm) {
-		Limit limit = Limit.parse("10/1h");
-		RateLimiter limiter = backend().create(new Policy("p-" + UUID.randomUUID(), algorithm, List.of(limit)));
+		Limit limit = window(algorithm, "10/1h");
+		RateLimiter limiter = limiter(algorithm, limit);
 		long beforeDecision = clockMicros();
 		Decision decision = limiter.tryAcquire("client", 2);
 		long beforeRead = clockMicros();
@@ -331,7 +362,7 @@ public abstract class AbstractRateLimiterBackendTests {
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
 	void hostileKeysStayDistinct(Algorithm algorithm) {
-		RateLimiter limiter = limiter(algorithm, "1/1h");
+		RateLimiter limiter = limiter(algorithm, window(algorithm, "1/1h"));
 		List<String> keys = hostileKeys();
 		for (String key : keys) {
 			assertThat(limiter.tryAcquire(key).allowed()).as("first request of %s", abbreviate(key)).isTrue();
@@ -345,17 +376,18 @@ public abstract class AbstractRateLimiterBackendTests {
 	@EnumSource(Algorithm.class)
 	void changedLimitsStartFromFreshState(Algorithm algorithm) {
 		String name = "p-" + UUID.randomUUID();
-		RateLimiter before = backend().create(Policy.of(name, algorithm, "1/1h"));
+		Limit one = window(algorithm, "1/1h");
+		RateLimiter before = backend().create(new Policy(name, algorithm, List.of(one)));
 		assertThat(before.tryAcquire("client").allowed()).isTrue();
 		assertThat(before.tryAcquire("client").allowed()).isFalse();
-		RateLimiter after = backend().create(Policy.of(name, algorithm, "2/1h"));
+		RateLimiter after = backend().create(new Policy(name, algorithm, List.of(new Limit(2, one.period()))));
 		assertThat(after.tryAcquire("client").remaining()).isEqualTo(1);
 	}
 
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
 	void limitersOfOnePolicyShareState(Algorithm algorithm) {
-		Policy policy = Policy.of("p-" + UUID.randomUUID(), algorithm, "2/1h");
+		Policy policy = new Policy("p-" + UUID.randomUUID(), algorithm, List.of(window(algorithm, "2/1h")));
 		RateLimiter one = backend().create(policy);
 		RateLimiter two = backend().create(policy);
 		assertThat(one.tryAcquire("client").allowed()).isTrue();
@@ -413,6 +445,10 @@ public abstract class AbstractRateLimiterBackendTests {
 			}
 		}
 		throw new AssertionError("Never denied after " + capacity * 3 + " requests");
+	}
+
+	private static long micros(Duration duration) {
+		return duration.toNanos() / 1000;
 	}
 
 	private static Duration ceilMillis(Duration duration) {

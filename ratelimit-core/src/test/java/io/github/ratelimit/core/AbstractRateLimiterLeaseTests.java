@@ -1,11 +1,14 @@
 package io.github.ratelimit.core;
 
 import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 
 import io.github.ratelimit.test.ManualClock;
+import io.github.ratelimit.test.StartedWindow;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -17,8 +20,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 /**
  * How every backend grants leases and takes leased permits back, with the same assertions for all: the in-memory
  * backend, Redis standalone and Redis Cluster each run it. Time is real, the limits long enough that no refill
- * happens between two steps of one test, except where a test sets the moment of each step on the clock of
- * {@link #backendAt}.
+ * happens between two steps of one test, and a fixed window's begins at the test, so that no test straddles two
+ * windows; except where a test sets the moment of each step on the clock of {@link #backendAt}.
  */
 public abstract class AbstractRateLimiterLeaseTests {
 
@@ -39,8 +42,22 @@ public abstract class AbstractRateLimiterLeaseTests {
 	 */
 	protected abstract RateLimiterBackend backendAt(ManualClock clock);
 
+	/**
+	 * The clock the backend decides on: Redis' {@code TIME}, or the in-memory backend's {@code Clock}.
+	 * @return its time in microseconds
+	 */
+	protected abstract long clockMicros();
+
+	/**
+	 * A limiter of the limits as written, or for a fixed window, of the same capacities per periods at least as long
+	 * whose windows began at the test ({@link StartedWindow}).
+	 */
 	private RateLimiter limiter(Algorithm algorithm, String... limits) {
-		return backend().create(Policy.of("lease-" + UUID.randomUUID(), algorithm, limits));
+		long now = clockMicros();
+		List<Limit> started = Arrays.stream(limits)
+			.map((limit) -> StartedWindow.begunAt(now, algorithm, limit))
+			.toList();
+		return backend().create(new Policy("lease-" + UUID.randomUUID(), algorithm, started));
 	}
 
 	@ParameterizedTest
@@ -97,16 +114,17 @@ public abstract class AbstractRateLimiterLeaseTests {
 	@EnumSource(value = Algorithm.class, names = { "TOKEN_BUCKET", "GCRA", "FIXED_WINDOW" })
 	void multipleLimitsGrantTheFewestAnyLimitHasAndTakeThemFromAll(Algorithm algorithm) {
 		RateLimiter limiter = limiter(algorithm, "12/1d", "10/1h");
+		Limit hour = limiter.policy().limits().get(1);
 		limiter.tryAcquire("client", 3);
 		LeaseGrant grant = lease(limiter, 1, 100);
 		assertThat(grant.granted()).isEqualTo(7);
-		assertThat(grant.decision().limit()).isEqualTo(Limit.parse("10/1h"));
+		assertThat(grant.decision().limit()).isEqualTo(hour);
 		assertThat(grant.decision().remaining()).isZero();
 		limiter.reset("client");
 		limiter.tryAcquire("client", 3);
 		LeaseGrant refused = lease(limiter, 8, 10);
 		assertThat(refused.granted()).isZero();
-		assertThat(refused.decision().violated()).containsExactly(Limit.parse("10/1h"));
+		assertThat(refused.decision().violated()).containsExactly(hour);
 		assertThat(limiter.peek("client").remaining()).isEqualTo(7);
 	}
 

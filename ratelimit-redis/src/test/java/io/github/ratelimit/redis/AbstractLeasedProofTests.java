@@ -17,6 +17,7 @@ import io.github.ratelimit.core.lease.LeaseSettings;
 import io.github.ratelimit.core.lease.LeasedRateLimiter;
 import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
 import io.github.ratelimit.test.Hammer;
+import io.github.ratelimit.test.StartedWindow;
 import io.github.ratelimit.test.TestRedis;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -73,11 +74,9 @@ abstract class AbstractLeasedProofTests {
 	@EnumSource(names = { "TOKEN_BUCKET", "GCRA", "FIXED_WINDOW" })
 	void leasedInstancesUnderUnevenLoadAdmitAtMostTheAllowanceAndAtLeastItLessWhatTheirLeasesLost(
 			Algorithm algorithm) throws Exception {
-		Policy policy = new Policy("lease-proof-" + UUID.randomUUID(), algorithm, List.of(LIMIT));
+		Limit limit = startedWindow();
+		Policy policy = new Policy("lease-proof-" + UUID.randomUUID(), algorithm, List.of(limit));
 		List<LeasedRateLimiter> instances = leased(policy);
-		if (algorithm == Algorithm.FIXED_WINDOW) {
-			RedisTime.awaitWindowWithAtLeast(new StringRedisTemplate(servers().get(0)), LIMIT, 120_000_000L);
-		}
 		String key = "client-" + UUID.randomUUID();
 		AtomicIntegerArray perInstance = new AtomicIntegerArray(INSTANCES);
 		long started = System.nanoTime();
@@ -85,9 +84,9 @@ abstract class AbstractLeasedProofTests {
 				instances.get(instance).tryAcquire(key).allowed()));
 		long spanMicros = (System.nanoTime() - started) / 1000;
 		// token bucket and GCRA over a span T from a full key: capacity + capacity x T / period; a fixed window: its
-		// capacity (the window lasts at least two minutes more)
-		long allowance = LIMIT.capacity() + ((algorithm == Algorithm.FIXED_WINDOW) ? 0
-				: Math.floorDiv(LIMIT.capacity() * spanMicros, LIMIT.periodMicros()));
+		// capacity (the window began at the test and lasts an hour more)
+		long allowance = limit.capacity() + ((algorithm == Algorithm.FIXED_WINDOW) ? 0
+				: Math.floorDiv(limit.capacity() * spanMicros, limit.periodMicros()));
 		long expired = sum(instances, (stats) -> stats.stats().permitsExpired());
 		long held = sum(instances, (stats) -> stats.stats().permitsHeld());
 		long leased = sum(instances, (stats) -> stats.stats().permitsLeased());
@@ -97,7 +96,7 @@ abstract class AbstractLeasedProofTests {
 				+ leased + " renewals=" + renewals + " local=" + local + " perInstance=" + perInstance);
 		assertThat(admitted).isLessThanOrEqualTo((int) allowance);
 		assertThat(admitted + held + expired).isEqualTo(leased);
-		assertThat(admitted).isGreaterThanOrEqualTo((int) (LIMIT.capacity() - expired - held));
+		assertThat(admitted).isGreaterThanOrEqualTo((int) (limit.capacity() - expired - held));
 		assertThat(expired + held).isLessThanOrEqualTo(INSTANCES * SETTINGS.batch() * Math.max(1,
 				Duration.ofNanos(System.nanoTime() - started).toSeconds() + 1));
 		instances.forEach(LeasedRateLimiter::close);
@@ -113,14 +112,12 @@ abstract class AbstractLeasedProofTests {
 	@EnumSource(names = { "TOKEN_BUCKET", "GCRA", "FIXED_WINDOW" })
 	void idleInstancesLeasesExpireOrGoBackAndTheBusyInstanceIsAdmittedAtLeastTheAllowanceLessWhatTheyLost(
 			Algorithm algorithm) throws Exception {
-		Policy policy = new Policy("lease-idle-" + UUID.randomUUID(), algorithm, List.of(LIMIT));
+		Limit limit = startedWindow();
+		Policy policy = new Policy("lease-idle-" + UUID.randomUUID(), algorithm, List.of(limit));
 		// a fixed batch, so each quiet instance's one lease is a full batch however little it uses
 		LeaseSettings settings = new LeaseSettings(SETTINGS.batch(), false, SETTINGS.maxAge());
 		List<LeasedRateLimiter> instances = leased(policy, settings);
 		List<LeasedRateLimiter> quiet = instances.subList(1, INSTANCES);
-		if (algorithm == Algorithm.FIXED_WINDOW) {
-			RedisTime.awaitWindowWithAtLeast(new StringRedisTemplate(servers().get(0)), LIMIT, 120_000_000L);
-		}
 		String key = "client-" + UUID.randomUUID();
 		AtomicIntegerArray perInstance = new AtomicIntegerArray(INSTANCES);
 		long started = System.nanoTime();
@@ -149,8 +146,8 @@ abstract class AbstractLeasedProofTests {
 			return 0;
 		});
 		long spanMicros = (System.nanoTime() - started) / 1000;
-		long allowance = LIMIT.capacity() + ((algorithm == Algorithm.FIXED_WINDOW) ? 0
-				: Math.floorDiv(LIMIT.capacity() * spanMicros, LIMIT.periodMicros()));
+		long allowance = limit.capacity() + ((algorithm == Algorithm.FIXED_WINDOW) ? 0
+				: Math.floorDiv(limit.capacity() * spanMicros, limit.periodMicros()));
 		long admitted = 0;
 		for (int instance = 0; instance < INSTANCES; instance++) {
 			admitted += perInstance.get(instance);
@@ -172,7 +169,7 @@ abstract class AbstractLeasedProofTests {
 		assertThat(admitted).isLessThanOrEqualTo(allowance);
 		// every permit leased was admitted, is still held, expired or went back to its window
 		assertThat(admitted + held + expired + returned).isEqualTo(leased);
-		assertThat(admitted).isGreaterThanOrEqualTo(LIMIT.capacity() - expired - held);
+		assertThat(admitted).isGreaterThanOrEqualTo(limit.capacity() - expired - held);
 		// the documented cost: each instance holds at most one batch of the key, and a quiet instance loses at most
 		// one lease's remainder per max-age; here each quiet instance leased once and the busy one never let a lease
 		// age, so all of it together is at most one batch per instance
@@ -182,31 +179,32 @@ abstract class AbstractLeasedProofTests {
 			// the window's permits the quiet instances did not use came back, and the busy instance used them: without
 			// returns it could have had at most what the quiet instances left untaken
 			assertThat(returned).isPositive();
-			assertThat(busy).isGreaterThan(LIMIT.capacity() - quietLeased);
-			assertThat(admitted).isEqualTo(LIMIT.capacity() - held - expired);
+			assertThat(busy).isGreaterThan(limit.capacity() - quietLeased);
+			assertThat(admitted).isEqualTo(limit.capacity() - held - expired);
 		}
 		else {
 			// token bucket, GCRA: the idle leases' remainders are lost, not given back
 			assertThat(returned).isZero();
 			assertThat(expired).isGreaterThanOrEqualTo(quietLeased - (admitted - busy));
-			assertThat(admitted).isLessThan(LIMIT.capacity());
+			assertThat(admitted).isLessThan(limit.capacity());
 		}
 		instances.forEach(LeasedRateLimiter::close);
 	}
 
 	@Test
 	void leasedFixedWindowAdmitsAtMostEachWindowsCapacityAcrossAWindowBoundary() throws Exception {
-		Limit limit = Limit.parse("500/2s");
+		StringRedisTemplate redis = new StringRedisTemplate(servers().get(0));
+		// a window that ends soon, so the run crosses its end
+		Limit limit = StartedWindow.endingWithin(RedisTime.micros(redis), "500/2s", Duration.ofMillis(300),
+				Duration.ofMillis(800));
 		Policy policy = new Policy("lease-window-" + UUID.randomUUID(), Algorithm.FIXED_WINDOW, List.of(limit));
 		List<LeasedRateLimiter> instances = leased(policy);
 		String key = "client-" + UUID.randomUUID();
-		StringRedisTemplate redis = new StringRedisTemplate(servers().get(0));
-		awaitWindowEndingWithin(redis, limit, 300_000, 800_000);
 		// where the window ends on this JVM's monotonic clock, give or take half the round trip that read Redis' clock
 		long before = System.nanoTime();
 		long redisNow = RedisTime.micros(redis);
 		long after = System.nanoTime();
-		long boundary = (before + after) / 2 + (limit.periodMicros() - Math.floorMod(redisNow, limit.periodMicros())) * 1000;
+		long boundary = (before + after) / 2 + (StartedWindow.end(limit, redisNow) - redisNow) * 1000;
 		long margin = (after - before) + Duration.ofMillis(2).toNanos();
 		long stopAt = boundary + Duration.ofSeconds(1).toNanos();
 		// before the boundary a paced load (16 threads, one request each per 50 ms: some 320/s, so the window is not
@@ -361,17 +359,11 @@ abstract class AbstractLeasedProofTests {
 	}
 
 	/**
-	 * Waits until the limit's current window (by Redis' clock) ends within the given span, so a run crosses its end.
+	 * The proofs' limit, 1000 per an hour or a moment more whose window began at the test: a fixed window then lasts
+	 * an hour more (the buckets' state starts at the first request anyway).
 	 */
-	private static void awaitWindowEndingWithin(StringRedisTemplate redis, Limit limit, long atLeastMicros,
-			long atMostMicros) throws InterruptedException {
-		while (true) {
-			long left = limit.periodMicros() - Math.floorMod(RedisTime.micros(redis), limit.periodMicros());
-			if (left >= atLeastMicros && left <= atMostMicros) {
-				return;
-			}
-			Thread.sleep(Math.max(1, (left - atMostMicros + limit.periodMicros()) % limit.periodMicros() / 1000));
-		}
+	private Limit startedWindow() {
+		return RedisTime.startedWindow(new StringRedisTemplate(servers().get(0)), LIMIT.toString());
 	}
 
 	private void report(String algorithm, String mode, long admitted, long allowance, String details) {

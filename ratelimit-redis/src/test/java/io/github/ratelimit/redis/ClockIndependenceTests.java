@@ -22,6 +22,7 @@ import io.github.ratelimit.core.LimitOutcome;
 import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimitKeys;
 import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.test.StartedWindow;
 import io.github.ratelimit.test.TestRedis;
 import org.junit.jupiter.api.Test;
 
@@ -83,36 +84,40 @@ class ClockIndependenceTests {
 
 	@Test
 	void limitersInJvmsWhoseClocksAreNinetySecondsApartDecideAsOne() throws Exception {
-		Limit limit = Limit.parse("5/1m");
-		Policy policy = new Policy("clock-" + UUID.randomUUID(), Algorithm.FIXED_WINDOW, List.of(limit));
 		LettuceConnectionFactory connectionFactory = TestRedis.get().newConnectionFactory();
-		StringRedisTemplate redis = new StringRedisTemplate(connectionFactory);
-		try (ShiftedClockJvm early = ShiftedClockJvm.start(Duration.ofSeconds(-45), policy, "ratelimit");
-				ShiftedClockJvm late = ShiftedClockJvm.start(Duration.ofSeconds(45), policy, "ratelimit")) {
-			assertReadsAClockShiftedBy(early, Duration.ofSeconds(-45));
-			assertReadsAClockShiftedBy(late, Duration.ofSeconds(45));
-			List<ShiftedClockJvm> jvms = List.of(early, late);
-			WindowOfDecisions onRedis = decideOnRedisInOneWindow(jvms, redis, limit);
-			long windowEnd = onRedis.windowEnd();
-			assertThat(onRedis.decisions()).hasSize(10)
-				.allSatisfy((decision) -> assertThat(decision.after()).as("decided before the window ended")
-					.isLessThan(windowEnd));
-			assertThat(onRedis.decisions()).filteredOn((decision) -> decision.answer().allowed()).hasSize(5);
-			for (TimedAnswer decision : onRedis.decisions()) {
-				// whichever JVM decides, it is the window Redis' clock is in
-				assertThat(decision.answer().resetMicros()).as("reset of %s", decision)
-					.isBetween(windowEnd - decision.after(), windowEnd - decision.before());
-			}
-			// the same check on limiters that read their JVM's clock fails for every decision: the skew is real
-			// enough to move a limiter that reads it (their windows end 15 s or 45 s away from Redis', so this holds
-			// even once Redis' window has ended)
-			for (int i = 0; i < 10; i++) {
-				long before = RedisTime.micros(redis);
-				ShiftedClockJvm.Answer answer = jvms.get(i % 2).tryAcquireInMemory(onRedis.client());
-				long after = RedisTime.micros(redis);
-				assertThat(answer.resetMicros()).as("in-memory reset of decision %d", i)
-					.satisfiesAnyOf((reset) -> assertThat(reset).isLessThan(windowEnd - after),
-							(reset) -> assertThat(reset).isGreaterThan(windowEnd - before));
+		try {
+			StringRedisTemplate redis = new StringRedisTemplate(connectionFactory);
+			// a window begun at the test, which outlasts starting two JVMs and all the decisions on a busy machine
+			Limit limit = RedisTime.startedWindow(redis, "5/10m");
+			long windowEnd = StartedWindow.end(limit, RedisTime.micros(redis));
+			Policy policy = new Policy("clock-" + UUID.randomUUID(), Algorithm.FIXED_WINDOW, List.of(limit));
+			try (ShiftedClockJvm early = ShiftedClockJvm.start(Duration.ofSeconds(-45), policy, "ratelimit");
+					ShiftedClockJvm late = ShiftedClockJvm.start(Duration.ofSeconds(45), policy, "ratelimit")) {
+				assertReadsAClockShiftedBy(early, Duration.ofSeconds(-45));
+				assertReadsAClockShiftedBy(late, Duration.ofSeconds(45));
+				List<ShiftedClockJvm> jvms = List.of(early, late);
+				String client = "client-" + UUID.randomUUID();
+				List<TimedAnswer> onRedis = decideOnRedis(jvms, redis, client);
+				assertThat(onRedis).hasSize(10)
+					.allSatisfy((decision) -> assertThat(decision.after()).as("decided before the window ended")
+						.isLessThan(windowEnd));
+				assertThat(onRedis).filteredOn((decision) -> decision.answer().allowed()).hasSize(5);
+				for (TimedAnswer decision : onRedis) {
+					// whichever JVM decides, it is the window Redis' clock is in
+					assertThat(decision.answer().resetMicros()).as("reset of %s", decision)
+						.isBetween(windowEnd - decision.after(), windowEnd - decision.before());
+				}
+				// the same check on limiters that read their JVM's clock fails for every decision: the skew is real
+				// enough to move a limiter that reads it (their windows end 45 s or more away from Redis', so this
+				// holds even once Redis' window has ended)
+				for (int i = 0; i < 10; i++) {
+					long before = RedisTime.micros(redis);
+					ShiftedClockJvm.Answer answer = jvms.get(i % 2).tryAcquireInMemory(client);
+					long after = RedisTime.micros(redis);
+					assertThat(answer.resetMicros()).as("in-memory reset of decision %d", i)
+						.satisfiesAnyOf((reset) -> assertThat(reset).isLessThan(windowEnd - after),
+								(reset) -> assertThat(reset).isGreaterThan(windowEnd - before));
+				}
 			}
 		}
 		finally {
@@ -121,26 +126,17 @@ class ClockIndependenceTests {
 	}
 
 	/**
-	 * Ten decisions of a fresh client on Redis, alternating between the JVMs, each timed by Redis' clock, in a window
-	 * with at least 20 s left. A busy machine may still outlast that: then they are made again, for another client
-	 * in a later window, so that the counts asserted are those of one window rather than of a race with its end.
+	 * Ten decisions of a client on Redis, alternating between the JVMs, each timed by Redis' clock.
 	 */
-	private static WindowOfDecisions decideOnRedisInOneWindow(List<ShiftedClockJvm> jvms, StringRedisTemplate redis,
-			Limit limit) throws InterruptedException {
-		WindowOfDecisions attempt = null;
-		for (int i = 0; i < 3 && (attempt == null || !attempt.withinWindow()); i++) {
-			RedisTime.awaitWindowWithAtLeast(redis, limit, 20_000_000);
-			long windowEnd = (RedisTime.micros(redis) / limit.periodMicros() + 1) * limit.periodMicros();
-			String client = "client-" + UUID.randomUUID();
-			List<TimedAnswer> decisions = new ArrayList<>();
-			for (int decision = 0; decision < 10; decision++) {
-				long before = RedisTime.micros(redis);
-				ShiftedClockJvm.Answer answer = jvms.get(decision % 2).tryAcquireOnRedis(client);
-				decisions.add(new TimedAnswer(before, RedisTime.micros(redis), answer));
-			}
-			attempt = new WindowOfDecisions(client, windowEnd, decisions);
+	private static List<TimedAnswer> decideOnRedis(List<ShiftedClockJvm> jvms, StringRedisTemplate redis,
+			String client) {
+		List<TimedAnswer> decisions = new ArrayList<>();
+		for (int decision = 0; decision < 10; decision++) {
+			long before = RedisTime.micros(redis);
+			ShiftedClockJvm.Answer answer = jvms.get(decision % 2).tryAcquireOnRedis(client);
+			decisions.add(new TimedAnswer(before, RedisTime.micros(redis), answer));
 		}
-		return attempt;
+		return decisions;
 	}
 
 	private static void assertReadsAClockShiftedBy(ShiftedClockJvm jvm, Duration offset) {
@@ -220,14 +216,6 @@ class ClockIndependenceTests {
 	/**
 	 * Decisions of one client, and the end of the window they were meant to fall in.
 	 */
-	private record WindowOfDecisions(String client, long windowEnd, List<TimedAnswer> decisions) {
-
-		boolean withinWindow() {
-			return this.decisions.get(this.decisions.size() - 1).after() < this.windowEnd;
-		}
-
-	}
-
 	/**
 	 * A decision and Redis' time, in microseconds, just before it was asked for and just after it was answered.
 	 */

@@ -69,9 +69,8 @@ class LuaScriptTests {
 
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
-	void newKeyIsAdmittedAndWrittenWithATtl(Algorithm algorithm) throws InterruptedException {
-		Limit limit = Limit.parse("10/1m");
-		RedisTime.awaitWindowWithAtLeast(redis, limit, 5_000_000);
+	void newKeyIsAdmittedAndWrittenWithATtl(Algorithm algorithm) {
+		Limit limit = RedisTime.startedWindow(redis, "10/1m");
 		String key = "script:" + UUID.randomUUID();
 		long before = RedisTime.micros(redis);
 		List<Long> reply = run(algorithm, key, 1, true, limit);
@@ -79,7 +78,7 @@ class LuaScriptTests {
 		assertThat(reply).hasSize(5);
 		assertThat(reply.subList(0, 3)).containsExactly(1L, 9L, 0L);
 		long resetMicros = reply.get(3);
-		assertThat(resetMicros).isPositive().isLessThanOrEqualTo(120_000_000L);
+		assertThat(resetMicros).isPositive().isLessThanOrEqualTo(2 * limit.periodMicros());
 		assertThat(reply.get(4)).isPositive().isLessThanOrEqualTo(resetMicros);
 		assertExpiresBetween(key, Expiry.of(algorithm, limit, 1, before), Expiry.of(algorithm, limit, 1, after));
 	}
@@ -89,8 +88,7 @@ class LuaScriptTests {
 	void laterWritesSetTheExpiryTheAlgorithmDefines(Algorithm algorithm) throws InterruptedException {
 		// a bucket's expiry moves on by what each write takes, a window's stays where its first write set it, a
 		// log's is one period after its newest entry
-		Limit limit = Limit.parse("10/1m");
-		RedisTime.awaitWindowWithAtLeast(redis, limit, 5_000_000);
+		Limit limit = RedisTime.startedWindow(redis, "10/1m");
 		String key = "script:" + UUID.randomUUID();
 		long beforeFirst = RedisTime.micros(redis);
 		run(algorithm, key, 3, true, limit);
@@ -106,10 +104,8 @@ class LuaScriptTests {
 
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
-	void everyLimitsKeyExpiresWhenItsOwnStateStopsMattering(Algorithm algorithm) throws InterruptedException {
-		Limit[] limits = { Limit.parse("10/1m"), Limit.parse("4/1h") };
-		RedisTime.awaitWindowWithAtLeast(redis, limits[1], 5_000_000);
-		RedisTime.awaitWindowWithAtLeast(redis, limits[0], 5_000_000);
+	void everyLimitsKeyExpiresWhenItsOwnStateStopsMattering(Algorithm algorithm) {
+		Limit[] limits = RedisTime.startedWindows(redis, "10/1m", "4/1h").toArray(Limit[]::new);
 		List<String> keys = keys(2);
 		long before = RedisTime.micros(redis);
 		run(algorithm, keys, 3, true, limits);
@@ -124,7 +120,7 @@ class LuaScriptTests {
 	@EnumSource(Algorithm.class)
 	void keyIsStoredAsTheAlgorithmsDataType(Algorithm algorithm) {
 		String key = "script:" + UUID.randomUUID();
-		run(algorithm, key, 1, true, Limit.parse("10/1m"));
+		run(algorithm, key, 1, true, RedisTime.startedWindow(redis, "10/1m"));
 		DataType expected = switch (algorithm) {
 			case TOKEN_BUCKET, SLIDING_WINDOW -> DataType.HASH;
 			case GCRA, FIXED_WINDOW -> DataType.STRING;
@@ -145,14 +141,15 @@ class LuaScriptTests {
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
 	void deniedRequestWritesNothing(Algorithm algorithm) {
+		Limit limit = RedisTime.startedWindow(redis, "2/1m");
 		String key = "script:" + UUID.randomUUID();
-		run(algorithm, key, 2, true, Limit.parse("2/1m"));
+		run(algorithm, key, 2, true, limit);
 		String before = dump(key);
-		List<Long> reply = run(algorithm, key, 1, true, Limit.parse("2/1m"));
+		List<Long> reply = run(algorithm, key, 1, true, limit);
 		assertThat(reply.get(0)).isZero();
 		assertThat(reply.get(1)).isZero();
 		// a sliding window may wait into the next window for the weight of this one to fall
-		assertThat(reply.get(2)).isPositive().isLessThanOrEqualTo(120_000_000L);
+		assertThat(reply.get(2)).isPositive().isLessThanOrEqualTo(2 * limit.periodMicros());
 		assertThat(dump(key)).isEqualTo(before);
 	}
 
@@ -250,9 +247,8 @@ class LuaScriptTests {
 
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
-	void multiLimitPoliciesTakeFromEveryLimitOrNone(Algorithm algorithm) throws InterruptedException {
-		Limit[] limits = { Limit.parse("10/1m"), Limit.parse("3/1h"), Limit.parse("5/1d") };
-		RedisTime.awaitWindowWithAtLeast(redis, limits[0], 5_000_000);
+	void multiLimitPoliciesTakeFromEveryLimitOrNone(Algorithm algorithm) {
+		Limit[] limits = RedisTime.startedWindows(redis, "10/1m", "3/1h", "5/1d").toArray(Limit[]::new);
 		List<String> keys = keys(3);
 		for (long used = 1; used <= 3; used++) {
 			List<Long> reply = run(algorithm, keys, 1, true, limits);
@@ -273,10 +269,8 @@ class LuaScriptTests {
 
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
-	void multiLimitPoliciesChargeNothingForACostTheFirstLimitRefuses(Algorithm algorithm)
-			throws InterruptedException {
-		Limit[] limits = { Limit.parse("3/1m"), Limit.parse("10/1h") };
-		RedisTime.awaitWindowWithAtLeast(redis, limits[0], 5_000_000);
+	void multiLimitPoliciesChargeNothingForACostTheFirstLimitRefuses(Algorithm algorithm) {
+		Limit[] limits = RedisTime.startedWindows(redis, "3/1m", "10/1h").toArray(Limit[]::new);
 		List<String> keys = keys(2);
 		List<Long> first = run(algorithm, keys, 2, true, limits);
 		assertThat(List.of(first.get(0), first.get(1), first.get(5), first.get(6))).containsExactly(1L, 1L, 1L, 8L);

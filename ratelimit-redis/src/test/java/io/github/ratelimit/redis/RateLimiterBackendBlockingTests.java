@@ -1,7 +1,10 @@
 package io.github.ratelimit.redis;
 
+import java.util.List;
+
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.LeaseGrant;
+import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
@@ -12,6 +15,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -61,7 +65,9 @@ class RateLimiterBackendBlockingTests {
 			backend.start();
 			assertThat(backend.blocking()).isEqualTo(blocking);
 			assertThat(backend.create(POLICY).tryAcquire("client").allowed()).isTrue();
-			RateLimiter window = backend.create(Policy.of("blocking-lease", Algorithm.FIXED_WINDOW, "10/1h"));
+			// a window begun at the test, so the permits go back into the window they were leased from
+			Limit limit = RedisTime.startedWindow(new StringRedisTemplate(connectionFactory), "10/1h");
+			RateLimiter window = backend.create(new Policy("blocking-lease", Algorithm.FIXED_WINDOW, List.of(limit)));
 			LeaseGrant grant = window.tryLeaseAsync("client", 1, 4).toCompletableFuture().join();
 			assertThat(grant.granted()).isEqualTo(4);
 			assertThat(window.returnLeasedAsync("client", grant, 3).toCompletableFuture().join()).isEqualTo(3);

@@ -100,6 +100,11 @@ class RedisClusterRateLimiterBackendTests extends AbstractRateLimiterBackendTest
 			return SuppliedClockScripts.backend(redis, clock);
 		}
 
+		@Override
+		protected long clockMicros() {
+			return RedisTime.micros(redis);
+		}
+
 	}
 
 }

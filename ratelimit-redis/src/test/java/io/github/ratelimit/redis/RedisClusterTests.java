@@ -18,7 +18,6 @@ import java.util.stream.Stream;
 import io.github.ratelimit.core.AbstractRateLimiterBackendTests;
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Decision;
-import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimitKeys;
 import io.github.ratelimit.core.RateLimiter;
@@ -79,12 +78,8 @@ class RedisClusterTests {
 	@MethodSource("policies")
 	void severalInstancesAndThreadsAdmitExactlyTheLimitOfOneClient(Algorithm algorithm, List<String> limits)
 			throws Exception {
-		Policy policy = Policy.of("cluster-race-" + UUID.randomUUID(), algorithm, limits.toArray(String[]::new));
+		Policy policy = policy("cluster-race", algorithm, limits.toArray(String[]::new));
 		List<RateLimiter> instances = instances(policy);
-		if (algorithm == Algorithm.FIXED_WINDOW || algorithm == Algorithm.SLIDING_WINDOW) {
-			RedisTime.awaitWindowWithAtLeast(new StringRedisTemplate(servers.get(0)), Limit.parse("100/1h"),
-					60_000_000L);
-		}
 		String client = "client-" + UUID.randomUUID();
 		int admitted = hammer(instances, client);
 		assertThat(admitted).isEqualTo(100);
@@ -94,7 +89,7 @@ class RedisClusterTests {
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
 	void clientsKeysLandOnEveryMasterEachClientOnOne(Algorithm algorithm) {
-		Policy policy = Policy.of("spread-" + UUID.randomUUID(), algorithm, "10/1h", "100/1d");
+		Policy policy = policy("spread", algorithm, "10/1h", "100/1d");
 		RateLimiter limiter = instances(policy).get(0);
 		RateLimitKeys layout = new RateLimitKeys("ratelimit", policy);
 		int clients = 300;
@@ -117,7 +112,7 @@ class RedisClusterTests {
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
 	void multiLimitDecisionsOfHostileKeysNeverCrossSlots(Algorithm algorithm) {
-		Policy policy = Policy.of("hostile-" + UUID.randomUUID(), algorithm, "1/1h", "2/1d", "3/7d");
+		Policy policy = policy("hostile", algorithm, "1/1h", "2/1d", "3/7d");
 		RateLimiter limiter = instances(policy).get(0);
 		RateLimitKeys layout = new RateLimitKeys("ratelimit", policy);
 		Set<Integer> masters = new HashSet<>();
@@ -140,7 +135,7 @@ class RedisClusterTests {
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
 	void scriptsFlushedFromEveryMasterAreLoadedAgainOnEachNode(Algorithm algorithm) {
-		Policy policy = Policy.of("noscript-" + UUID.randomUUID(), algorithm, "2/1h", "20/1d");
+		Policy policy = policy("noscript", algorithm, "2/1h", "20/1d");
 		RateLimiter limiter = instances(policy).get(0);
 		List<String> clients = clientsOnEveryMaster(policy);
 		clients.forEach((client) -> assertThat(limiter.tryAcquire(client).allowed()).isTrue());
@@ -163,12 +158,8 @@ class RedisClusterTests {
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
 	void slotMovedToAnotherMasterMidTrafficLosesNoPermitAndNoDecision(Algorithm algorithm) throws Exception {
-		Policy policy = Policy.of("reshard-" + UUID.randomUUID(), algorithm, "100/1h", "500/1d");
+		Policy policy = policy("reshard", algorithm, "100/1h", "500/1d");
 		List<RateLimiter> instances = instances(policy);
-		if (algorithm == Algorithm.FIXED_WINDOW || algorithm == Algorithm.SLIDING_WINDOW) {
-			RedisTime.awaitWindowWithAtLeast(new StringRedisTemplate(servers.get(0)), Limit.parse("100/1h"),
-					60_000_000L);
-		}
 		String client = "client-" + UUID.randomUUID();
 		List<String> keys = new RateLimitKeys("ratelimit", policy).keys(client);
 		int slot = cluster.slotOf(keys.get(0));
@@ -215,6 +206,14 @@ class RedisClusterTests {
 		assertThat(keysByMaster.get(target)).containsExactlyInAnyOrderElementsOf(keys);
 		assertThat(keysByMaster.get(source)).isEmpty();
 		assertThat(instances.get(0).tryAcquire(client).allowed()).isFalse();
+	}
+
+	/**
+	 * A new policy whose windows begin at the test, so that no window ends while it runs and no key expires with one.
+	 */
+	private static Policy policy(String name, Algorithm algorithm, String... limits) {
+		return new Policy(name + "-" + UUID.randomUUID(), algorithm,
+				RedisTime.startedWindows(new StringRedisTemplate(servers.get(0)), limits));
 	}
 
 	private static List<RateLimiter> instances(Policy policy) {

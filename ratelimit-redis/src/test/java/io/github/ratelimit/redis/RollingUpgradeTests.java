@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.Policy;
+import io.github.ratelimit.test.StartedWindow;
 import io.github.ratelimit.test.TestRedis;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -30,8 +31,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RollingUpgradeTests {
 
-	/** Seven permits per hour: no whole number of ticks refills per microsecond, so state carries fractions. */
-	private static final Limit LIMIT = Limit.parse("7/1h");
+	/**
+	 * Seven permits per hour: no whole number of ticks refills per microsecond, so state carries fractions. Windows
+	 * begin at the test, so that none ends while it runs.
+	 */
+	private static final String LIMIT = "7/1h";
 
 	private static LettuceConnectionFactory connectionFactory;
 
@@ -50,29 +54,31 @@ class RollingUpgradeTests {
 
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
-	void previousAndCurrentScriptsShareTheirState(Algorithm algorithm) throws InterruptedException {
-		RedisTime.awaitWindowWithAtLeast(redis, LIMIT, 10_000_000);
+	void previousAndCurrentScriptsShareTheirState(Algorithm algorithm) {
+		Policy policy = new Policy("upgrade", algorithm,
+				List.of(StartedWindow.begunAt(RedisTime.micros(redis), algorithm, LIMIT)));
 		String key = "upgrade:" + UUID.randomUUID();
-		assertThat(previous(algorithm, key, 2, true).subList(0, 3)).containsExactly(1L, 5L, 0L);
-		assertThat(current(algorithm, key, 3, true).subList(0, 3)).containsExactly(1L, 2L, 0L);
-		assertThat(previous(algorithm, key, 1, true).subList(0, 3)).containsExactly(1L, 1L, 0L);
-		assertThat(current(algorithm, key, 1, false).subList(0, 3)).containsExactly(1L, 1L, 0L);
-		assertThat(current(algorithm, key, 2, true).subList(0, 2)).containsExactly(0L, 1L);
-		assertThat(previous(algorithm, key, 2, true).subList(0, 2)).containsExactly(0L, 1L);
-		assertThat(current(algorithm, key, 1, true).subList(0, 3)).containsExactly(1L, 0L, 0L);
-		assertThat(previous(algorithm, key, 1, false).subList(0, 2)).containsExactly(0L, 0L);
-		assertThat(redis.getExpire(key, TimeUnit.MILLISECONDS)).isPositive().isLessThanOrEqualTo(2 * 3_600_000L);
+		assertThat(previous(policy, key, 2, true).subList(0, 3)).containsExactly(1L, 5L, 0L);
+		assertThat(current(policy, key, 3, true).subList(0, 3)).containsExactly(1L, 2L, 0L);
+		assertThat(previous(policy, key, 1, true).subList(0, 3)).containsExactly(1L, 1L, 0L);
+		assertThat(current(policy, key, 1, false).subList(0, 3)).containsExactly(1L, 1L, 0L);
+		assertThat(current(policy, key, 2, true).subList(0, 2)).containsExactly(0L, 1L);
+		assertThat(previous(policy, key, 2, true).subList(0, 2)).containsExactly(0L, 1L);
+		assertThat(current(policy, key, 1, true).subList(0, 3)).containsExactly(1L, 0L, 0L);
+		assertThat(previous(policy, key, 1, false).subList(0, 2)).containsExactly(0L, 0L);
+		assertThat(redis.getExpire(key, TimeUnit.MILLISECONDS)).isPositive()
+			.isLessThanOrEqualTo(2 * policy.limits().get(0).period().toMillis());
 	}
 
-	private static List<Long> current(Algorithm algorithm, String key, long permits, boolean consume) {
-		Policy policy = new Policy("upgrade", algorithm, List.of(LIMIT));
-		return redis.execute(RedisRateLimiterBackend.script(algorithm), List.of(key),
+	private static List<Long> current(Policy policy, String key, long permits, boolean consume) {
+		return redis.execute(RedisRateLimiterBackend.script(policy.algorithm()), List.of(key),
 				RedisRateLimiterBackend.scriptArguments(policy, permits, consume).toArray());
 	}
 
-	private static List<Long> previous(Algorithm algorithm, String key, long permits, boolean consume) {
-		return redis.execute(previousScript(algorithm), List.of(key), Long.toString(permits), consume ? "1" : "0",
-				Long.toString(LIMIT.capacity()), Long.toString(LIMIT.periodMicros()));
+	private static List<Long> previous(Policy policy, String key, long permits, boolean consume) {
+		Limit limit = policy.limits().get(0);
+		return redis.execute(previousScript(policy.algorithm()), List.of(key), Long.toString(permits),
+				consume ? "1" : "0", Long.toString(limit.capacity()), Long.toString(limit.periodMicros()));
 	}
 
 	@SuppressWarnings({ "unchecked", "rawtypes" })

@@ -1,7 +1,10 @@
 package io.github.ratelimit.autoconfigure;
 
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 
+import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.lease.LeaseSettings;
 import io.github.ratelimit.core.lease.LeasedRateLimiter;
@@ -13,6 +16,7 @@ import io.github.ratelimit.spring.RateLimitStartupLogger;
 import io.github.ratelimit.spring.actuate.RateLimitsEndpoint;
 import io.github.ratelimit.spring.actuate.RateLimitsEndpoint.LeaseReport;
 import io.github.ratelimit.spring.metrics.RateLimitLeaseMetrics;
+import io.github.ratelimit.test.StartedWindow;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
@@ -125,9 +129,11 @@ class LeasedPolicyAutoConfigurationTests {
 	@Test
 	void stoppingTheApplicationShouldGiveBackTheUnusedPermitsOfAFixedWindow() {
 		RateLimiter[] shared = new RateLimiter[1];
+		// the in-memory backend's clock is the system's: a window begun on it now is the one given back to
+		Limit window = StartedWindow.begunAt(ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now()), "1000/1h");
 		this.runner
-			.withPropertyValues(HELLO + "algorithm=fixed-window", HELLO + "lease.enabled=true",
-					HELLO + "lease.batch=10", HELLO + "lease.adaptive=false")
+			.withPropertyValues(HELLO + "limits=" + window, HELLO + "algorithm=fixed-window",
+					HELLO + "lease.enabled=true", HELLO + "lease.batch=10", HELLO + "lease.adaptive=false")
 			.run((context) -> {
 				context.getBean(RateLimitEnforcer.class).enforce(hello(context), "client", 1);
 				shared[0] = ((LeasedRateLimiter) hello(context).limiter()).delegate();

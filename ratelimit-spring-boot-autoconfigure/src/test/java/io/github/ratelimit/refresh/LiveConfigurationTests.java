@@ -12,6 +12,9 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.github.ratelimit.core.Limit;
+import io.github.ratelimit.redis.RedisTime;
+import io.github.ratelimit.test.StartedWindow;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -197,12 +200,14 @@ class LiveConfigurationTests {
 
 	@Test
 	void refreshShouldGiveBackTheLeasesOfReplacedLimitersAndRejectALeaseTheAlgorithmCannotHave(CapturedOutput output) {
-		String[] leased = { "ratelimit.policies.api.limits=10/1h", STARTUP[1], STARTUP[2],
+		// a window begun at the test, in which every request here is decided
+		Limit window = StartedWindow.begunAt(RedisTime.testRedisMicros(), "10/1h");
+		String[] leased = { "ratelimit.policies.api.limits=" + window, STARTUP[1], STARTUP[2],
 				"ratelimit.policies.api.algorithm=fixed-window", "ratelimit.policies.api.lease.enabled=true",
 				"ratelimit.policies.api.lease.batch=5", "ratelimit.policies.api.lease.adaptive=false",
 				"ratelimit.policies.api.lease.max-age=1h", STARTUP[3] };
 		this.app.reconfigure(leased);
-		assertThat(output).contains("changed api (10/1h, fixed-window, leased (batch 5, max-age 1h)");
+		assertThat(output).contains("changed api (" + window + ", fixed-window, leased (batch 5, max-age 1h)");
 		assertThat(this.app.get("/api/a", "X-Client", "a").statusCode()).isEqualTo(200);
 		// a refresh builds every policy's limiter afresh: the replaced one gives its 4 unused permits back (its lease
 		// would otherwise hold them for an hour)

@@ -3,6 +3,9 @@ package io.github.ratelimit.resilience;
 import java.net.http.HttpResponse;
 import java.util.UUID;
 
+import io.github.ratelimit.core.Limit;
+import io.github.ratelimit.redis.RedisTime;
+import io.github.ratelimit.test.StartedWindow;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -15,8 +18,10 @@ class RedisTroubleTests extends AbstractRedisTroubleTests {
 
 	@Test
 	void stoppingAnApplicationGivesAFixedWindowsUnusedLeasedPermitsBackToRedis() {
+		// a window begun at the test, which both applications decide in
+		Limit window = StartedWindow.begunAt(RedisTime.micros("127.0.0.1", redis.port()), "100/1h");
 		String[] properties = { GENEROUS_TIMEOUT, "ratelimit.key-prefix=stopping-" + UUID.randomUUID(),
-				"ratelimit.policies.hello.limits=100/1h", "ratelimit.policies.hello.paths=/hello",
+				"ratelimit.policies.hello.limits=" + window, "ratelimit.policies.hello.paths=/hello",
 				"ratelimit.policies.hello.algorithm=fixed-window", "ratelimit.policies.hello.lease.enabled=true",
 				"ratelimit.policies.hello.lease.batch=10", "ratelimit.policies.hello.lease.adaptive=false",
 				"ratelimit.policies.hello.lease.max-age=1h" };

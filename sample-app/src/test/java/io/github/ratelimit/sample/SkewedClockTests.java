@@ -13,14 +13,12 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import io.github.ratelimit.test.TestRedis;
+import io.github.ratelimit.core.Limit;
+import io.github.ratelimit.redis.RedisTime;
+import io.github.ratelimit.test.StartedWindow;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.RedisCallback;
-import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -32,21 +30,24 @@ import static org.assertj.core.api.Assertions.assertThat;
  * same clocks, whose fixed windows end where each instance's own clock puts them.
  * <p>
  * What depends on the machine's pace is measured, not raced: decisions get {@link RunningSample}'s generous timeout
- * (a slow answer must not fail open and break an exact count), a fixed window's count is taken from requests that
- * Redis' clock shows fell in one window, spreads of resets are bounded by the time the requests took, and the token
- * bucket's periods are long enough that no permit is refilled while the test runs.
+ * (a slow answer must not fail open and break an exact count), the fixed window began on Redis' clock when the
+ * instances started and lasts ten minutes more (Redis' clock shows the requests fell in it), spreads of resets are
+ * bounded by the time the requests took, and the token bucket's periods are long enough that no permit is refilled
+ * while the test runs.
  */
 class SkewedClockTests {
 
 	private static final List<Duration> OFFSETS = List.of(Duration.ofSeconds(-45), Duration.ZERO,
 			Duration.ofSeconds(45));
 
-	private static final long MINUTE_MICROS = 60_000_000L;
-
 	private static final List<ShiftedClockSample> instances = new ArrayList<>();
+
+	/** The limit of {@code /api/hello}: 5 per a window begun on Redis' clock when the instances started. */
+	private static Limit hello;
 
 	@BeforeAll
 	static void startThreeInstancesWithSkewedClocks() throws Exception {
+		hello = StartedWindow.begunAt(RedisTime.testRedisMicros(), "5/10m");
 		instances.addAll(startThree("ratelimit.backend=redis"));
 	}
 
@@ -73,9 +74,9 @@ class SkewedClockTests {
 	}
 
 	@Test
-	void fixedWindowRoundRobinAcrossSkewedInstancesAdmitsExactlyTheLimitInOneWindow() throws InterruptedException {
-		Admissions admissions = roundRobinInOneRedisMinute();
-		assertThat(admissions.inOneWindow()).as("15 requests within one minute of Redis' clock").isTrue();
+	void fixedWindowRoundRobinAcrossSkewedInstancesAdmitsExactlyTheLimitInOneWindow() {
+		Admissions admissions = roundRobinOnRedis();
+		assertThat(admissions.inOneWindow()).as("15 requests within one window of Redis' clock").isTrue();
 		assertThat(admissions.admitted()).isEqualTo(5);
 		// every instance saw the end of the same window, on Redis' clock; had each instance's own clock chosen the
 		// window, clocks 45 s apart would put their ends 30 s or more apart
@@ -91,7 +92,7 @@ class SkewedClockTests {
 			// each instance counts alone, in a window its own clock aligned: the skew this test applies is real
 			// enough to move a limiter that reads the application's clock
 			assertThat(admissions.admitted()).isEqualTo(15);
-			// at any one moment the instances' windows end 30 s or 45 s apart; read over the requests' span, the
+			// at any one moment the instances' windows end 45 s or more apart; read over the requests' span, the
 			// resets drift by up to that span, and each is rounded up to a second
 			assertThat(admissions.resetSpread()).as("spread of X-RateLimit-Reset %s", admissions.resets())
 				.isGreaterThanOrEqualTo(28 - admissions.elapsedSeconds());
@@ -136,7 +137,7 @@ class SkewedClockTests {
 		try {
 			for (Duration offset : OFFSETS) {
 				started.add(ShiftedClockSample.start(offset, backend, "ratelimit.key-prefix=" + prefix,
-						"ratelimit.policies.hello.limits=5/1m", "ratelimit.policies.hello.algorithm=fixed-window",
+						"ratelimit.policies.hello.limits=" + hello, "ratelimit.policies.hello.algorithm=fixed-window",
 						"ratelimit.policies.hello.key=header:X-Client",
 						"ratelimit.policies.orders.plans.free.limits=100/1d,1000/7d",
 						// every request comes from one address: the per-IP limit must not bind before the API key's
@@ -154,41 +155,18 @@ class SkewedClockTests {
 	}
 
 	/**
-	 * {@link #roundRobin} for a fresh client on the Redis instances, started with at least 20 s left in Redis'
-	 * minute. A busy machine may still outlast that: then it is done again, for another client in a later minute, so
-	 * that the count asserted is that of one window rather than of a race with its end.
+	 * {@link #roundRobin} for a fresh client on the Redis instances, with whether Redis' clock shows the requests fell
+	 * in one window.
 	 */
-	private static Admissions roundRobinInOneRedisMinute() throws InterruptedException {
-		LettuceConnectionFactory factory = TestRedis.get().newConnectionFactory();
-		try {
-			StringRedisTemplate redis = new StringRedisTemplate(factory);
-			Admissions admissions = null;
-			for (int attempt = 0; attempt < 3 && (admissions == null || !admissions.inOneWindow()); attempt++) {
-				long now = redisMicros(redis);
-				long left = MINUTE_MICROS - (now % MINUTE_MICROS);
-				if (left < 20_000_000L) {
-					Thread.sleep(left / 1000 + 10);
-				}
-				long minute = redisMicros(redis) / MINUTE_MICROS;
-				Admissions inMinute = roundRobin(instances, "client-" + UUID.randomUUID());
-				admissions = inMinute.inWindow(redisMicros(redis) / MINUTE_MICROS == minute);
-			}
-			return admissions;
-		}
-		finally {
-			factory.destroy();
-		}
-	}
-
-	private static long redisMicros(StringRedisTemplate redis) {
-		Long micros = redis
-			.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time(TimeUnit.MICROSECONDS));
-		return micros;
+	private static Admissions roundRobinOnRedis() {
+		long windowEnd = StartedWindow.end(hello, RedisTime.testRedisMicros());
+		Admissions admissions = roundRobin(instances, "client-" + UUID.randomUUID());
+		return admissions.inWindow(RedisTime.testRedisMicros() < windowEnd);
 	}
 
 	/**
-	 * 15 requests of one client to {@code /api/hello} (a fixed window of 5 a minute), round-robin, with the seconds
-	 * they took, rounded down.
+	 * 15 requests of one client to {@code /api/hello} (a fixed window of 5), round-robin, with the seconds they took,
+	 * rounded down.
 	 */
 	private static Admissions roundRobin(List<ShiftedClockSample> instances, String client) {
 		long start = System.nanoTime();

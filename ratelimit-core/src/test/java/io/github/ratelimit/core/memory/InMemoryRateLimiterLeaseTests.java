@@ -1,6 +1,8 @@
 package io.github.ratelimit.core.memory;
 
 import java.time.Clock;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 
 import io.github.ratelimit.core.AbstractRateLimiterLeaseTests;
 import io.github.ratelimit.core.RateLimiterBackend;
@@ -11,7 +13,9 @@ import io.github.ratelimit.test.ManualClock;
  */
 class InMemoryRateLimiterLeaseTests extends AbstractRateLimiterLeaseTests {
 
-	private final InMemoryRateLimiterBackend backend = new InMemoryRateLimiterBackend(Clock.systemUTC(), "ratelimit");
+	private final Clock clock = Clock.systemUTC();
+
+	private final InMemoryRateLimiterBackend backend = new InMemoryRateLimiterBackend(this.clock, "ratelimit");
 
 	@Override
 	protected RateLimiterBackend backend() {
@@ -21,6 +25,11 @@ class InMemoryRateLimiterLeaseTests extends AbstractRateLimiterLeaseTests {
 	@Override
 	protected RateLimiterBackend backendAt(ManualClock clock) {
 		return new InMemoryRateLimiterBackend(clock, "ratelimit");
+	}
+
+	@Override
+	protected long clockMicros() {
+		return ChronoUnit.MICROS.between(Instant.EPOCH, this.clock.instant());
 	}
 
 }

@@ -6,10 +6,14 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.core.Limit;
+import io.github.ratelimit.redis.RedisTime;
+import io.github.ratelimit.test.StartedWindow;
 import io.github.ratelimit.test.TestRedisProperties;
 import io.github.ratelimit.test.WireResponse;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -21,7 +25,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * whichever stack serves it: checked against {@link ResponseHeaderRules} for every algorithm, one- and multi-limit
  * policies, admitted and refused, and with exact values where the algorithm makes them known (a token bucket's
  * waits, a fixed window's single end). Each stack's subclass starts its application with policies {@code tb}
- * ({@code /filtered/tb}, {@code 2/1h}) and {@code orders} ({@code /api/orders}, {@code 3/1m,100/1d}).
+ * ({@code /filtered/tb}, {@code 2/1h}) and {@code orders} ({@code /api/orders}, {@code 3/1m,100/1d}). The limit of
+ * two that every algorithm's policy here has is an hour's whose window began when the application started, so no
+ * window ends between two of a test's requests.
  */
 abstract class AbstractRateLimitResponsesTests {
 
@@ -31,9 +37,11 @@ abstract class AbstractRateLimitResponsesTests {
 	@DynamicPropertySource
 	static void properties(DynamicPropertyRegistry registry) {
 		TestRedisProperties.register(registry);
+		String hour = StartedWindow.begunAt(RedisTime.testRedisMicros(), "2/1h").toString();
 		for (String algorithm : ALGORITHMS) {
-			policy(registry, "one-" + algorithm, algorithm, "2/1h");
-			policy(registry, "multi-" + algorithm, algorithm, "5/1m,2/1h");
+			policy(registry, "one-" + algorithm, algorithm, hour);
+			// the 5 a minute never binds three requests, whether its window ends between them or not
+			policy(registry, "multi-" + algorithm, algorithm, "5/1m," + hour);
 		}
 	}
 
@@ -46,9 +54,13 @@ abstract class AbstractRateLimitResponsesTests {
 	@LocalServerPort
 	int port;
 
+	@Value("${ratelimit.policies.one-fixed-window.limits}")
+	String hour;
+
 	@Test
 	void everyAlgorithmShouldSendHeadersThatKeepTheRules() {
 		assertThat(ALGORITHMS).hasSameSizeAs(Algorithm.values());
+		String hourItem = "-" + Limit.parse(this.hour).periodText();
 		for (String algorithm : ALGORITHMS) {
 			List<WireResponse> one = get("/filtered/one-" + algorithm, 3);
 			assertThat(one).extracting(WireResponse::status).containsExactly(200, 200, 429);
@@ -62,11 +74,12 @@ abstract class AbstractRateLimitResponsesTests {
 			assertThat(multi).extracting(WireResponse::status).containsExactly(200, 200, 429);
 			for (WireResponse response : multi) {
 				assertThat(ResponseHeaderRules.policyNames(response)).containsExactly("multi-" + algorithm + "-1m",
-						"multi-" + algorithm + "-1h");
-				assertThat(ResponseHeaderRules.limitName(response)).isEqualTo("multi-" + algorithm + "-1h");
+						"multi-" + algorithm + hourItem);
+				assertThat(ResponseHeaderRules.limitName(response))
+					.isEqualTo("multi-" + algorithm + hourItem);
 			}
 			assertThat(ResponseHeaderRules.problem(multi.get(2))).containsEntry("policy", "multi-" + algorithm)
-				.containsEntry("violated-policies", List.of("multi-" + algorithm + "-1h"));
+				.containsEntry("violated-policies", List.of("multi-" + algorithm + hourItem));
 		}
 	}
 

@@ -9,6 +9,7 @@ import io.github.ratelimit.redis.RedisTime;
 import io.github.ratelimit.test.Hammer;
 import io.github.ratelimit.test.RunningServer;
 import io.github.ratelimit.test.ScriptCalls;
+import io.github.ratelimit.test.StartedWindow;
 import io.github.ratelimit.test.TestRedis;
 import io.github.ratelimit.test.TestRedis.EmbeddedRedis;
 import io.github.ratelimit.test.TestRedisProperties;
@@ -29,7 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * threads send four times the limit, each request to the next server in turn. Together the servers admit at most the
  * limit, as exact mode does, and at least the limit minus what the three servers' leases can hold; and Redis runs far
  * fewer scripts than there are requests. Periods are long enough that no permit is refilled while a test runs (and
- * leases never expire), and the fixed window starts far from its end.
+ * leases never expire), and the fixed window's began when the servers started and lasts an hour more.
  */
 class ThreeInstancesLeasedTests {
 
@@ -57,11 +58,12 @@ class ThreeInstancesLeasedTests {
 		List<String> properties = new ArrayList<>(List.of("spring.data.redis.host=127.0.0.1",
 				"spring.data.redis.port=" + redis.port(), "ratelimit.key-prefix=" + TestRedisProperties.uniquePrefix(),
 				"ratelimit.overrides.refresh-interval=1h"));
+		Limit window = StartedWindow.begunAt(RedisTime.micros("127.0.0.1", redis.port()), LIMIT + "/1h");
 		for (String algorithm : ALGORITHMS) {
 			String prefix = "ratelimit.policies." + algorithm + ".";
-			String period = algorithm.equals("fixed-window") ? "/1h" : "/1d";
+			String limit = algorithm.equals("fixed-window") ? window.toString() : LIMIT + "/1d";
 			properties.addAll(List.of(prefix + "paths=/" + algorithm, prefix + "algorithm=" + algorithm,
-					prefix + "key=global", prefix + "limits=" + LIMIT + period, prefix + "lease.enabled=true",
+					prefix + "key=global", prefix + "limits=" + limit, prefix + "lease.enabled=true",
 					prefix + "lease.batch=" + BATCH, prefix + "lease.adaptive=false", prefix + "lease.max-age=1h"));
 		}
 		for (int i = 0; i < SERVERS; i++) {
@@ -80,9 +82,6 @@ class ThreeInstancesLeasedTests {
 	@FieldSource("ALGORITHMS")
 	void threeServersShouldAdmitAtMostTheLimitWithFarFewerScriptCallsThanRequests(String algorithm) throws Exception {
 		StringRedisTemplate template = servers.get(0).bean(StringRedisTemplate.class);
-		if (algorithm.equals("fixed-window")) {
-			RedisTime.awaitWindowWithAtLeast(template, Limit.parse(LIMIT + "/1h"), 300_000_000L);
-		}
 		template.execute((RedisCallback<Void>) (connection) -> {
 			connection.serverCommands().resetConfigStats();
 			return null;

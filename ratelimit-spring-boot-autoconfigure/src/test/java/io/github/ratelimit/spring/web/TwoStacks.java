@@ -1,10 +1,14 @@
 package io.github.ratelimit.spring.web;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import io.github.ratelimit.test.OwnReactorResources;
 import io.github.ratelimit.test.RunningServer;
@@ -18,8 +22,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * One application on both web stacks, started with the same properties: Spring MVC on Tomcat and WebFlux on Netty,
  * each under a key prefix of its own, so both start from fresh state. The same request sent to both must get the
- * same response: the same status, the same headers (all but {@code Date}) and the same body, byte for byte. Each
- * response must also keep {@link ResponseHeaderRules}.
+ * same response: the same status, the same headers (all but {@code Date}) and the same body, byte for byte, but for
+ * the waits in whole seconds ({@code Retry-After}, {@code X-RateLimit-Reset}, {@code t} of {@code RateLimit} and the
+ * wait the problem's {@code detail} names), which may differ by one: the two requests are made moments apart, and a
+ * wait rounded up to a second can straddle a second's end between them. Each response must also keep
+ * {@link ResponseHeaderRules}.
  */
 final class TwoStacks implements AutoCloseable {
 
@@ -71,24 +78,101 @@ final class TwoStacks implements AutoCloseable {
 	WireResponse get(String path) {
 		WireResponse mvc = ResponseHeaderRules.check(WireResponse.get(this.mvc.port(), path));
 		WireResponse webFlux = ResponseHeaderRules.check(WireResponse.get(this.webFlux.port(), path));
-		assertThat(webFlux.status()).as("status of WebFlux's\n%s\nand of MVC's\n%s", webFlux, mvc)
-			.isEqualTo(mvc.status());
-		assertThat(compared(webFlux)).as("headers of WebFlux's\n%s\nand of MVC's\n%s", webFlux, mvc)
-			.isEqualTo(compared(mvc));
-		assertThat(webFlux.body()).as("body of WebFlux's\n%s\nand of MVC's\n%s", webFlux, mvc).isEqualTo(mvc.body());
+		assertAlike(mvc, webFlux);
 		return webFlux;
 	}
 
 	/**
-	 * Every header line but {@code Date}, with names in lower case (HTTP names are case-insensitive), in order of
-	 * name, the lines of one name in the order sent.
+	 * Checks that the WebFlux application answered as the Spring MVC one did: the same status, header lines and body,
+	 * but for waits in whole seconds, each within one second of the other's.
+	 * @param mvc the Spring MVC application's response
+	 * @param webFlux the WebFlux application's response
 	 */
-	private static List<Map.Entry<String, String>> compared(WireResponse response) {
-		return response.headers().stream()
-			.filter((header) -> !header.getKey().equalsIgnoreCase("Date"))
-			.map((header) -> Map.entry(header.getKey().toLowerCase(Locale.ROOT), header.getValue()))
-			.sorted(Map.Entry.comparingByKey(Comparator.naturalOrder()))
-			.toList();
+	static void assertAlike(WireResponse mvc, WireResponse webFlux) {
+		assertThat(webFlux.status()).as("status of WebFlux's\n%s\nand of MVC's\n%s", webFlux, mvc)
+			.isEqualTo(mvc.status());
+		Compared expected = Compared.of(mvc);
+		Compared actual = Compared.of(webFlux);
+		assertThat(actual.headers()).as("headers of WebFlux's\n%s\nand of MVC's\n%s", webFlux, mvc)
+			.isEqualTo(expected.headers());
+		assertThat(actual.body()).as("body of WebFlux's\n%s\nand of MVC's\n%s", webFlux, mvc)
+			.isEqualTo(expected.body());
+		for (int i = 0; i < expected.waits().size(); i++) {
+			assertThat(actual.waits().get(i)).as("wait %d of WebFlux's\n%s\nand of MVC's\n%s", i + 1, webFlux, mvc)
+				.isBetween(expected.waits().get(i) - 1, expected.waits().get(i) + 1);
+		}
+	}
+
+	/**
+	 * What two responses must have alike: every header line but {@code Date}, with names in lower case (HTTP names are
+	 * case-insensitive), in order of name, the lines of one name in the order sent, and the body, each with its waits
+	 * in whole seconds taken out ({@link #WAIT}), and those waits in the order they were found. A
+	 * {@code Content-Length} is checked against the body here, since a wait of other digits changes it.
+	 *
+	 * @param headers the header lines, waits taken out
+	 * @param body the body, waits taken out
+	 * @param waits the waits taken out, in seconds
+	 */
+	private record Compared(List<Map.Entry<String, String>> headers, String body, List<Long> waits) {
+
+		/** What stands in for a wait taken out. */
+		private static final String WAIT = "<wait>";
+
+		/** The headers that are a wait in seconds. */
+		private static final Set<String> WAIT_HEADERS = Set.of("retry-after", "x-ratelimit-reset");
+
+		/** The whole of such a header. */
+		private static final Pattern SECONDS = Pattern.compile("^\\d+$");
+
+		/** The {@code t} parameter of {@code RateLimit}'s items. */
+		private static final Pattern NEXT_PERMIT = Pattern.compile("(?<=;t=)\\d+");
+
+		/** The wait the {@code detail} of a problem names. */
+		private static final Pattern RETRY_IN = Pattern.compile("(?<=; retry in )\\d+(?= s\\.)");
+
+		static Compared of(WireResponse response) {
+			List<Map.Entry<String, String>> sent = response.headers()
+				.stream()
+				.filter((header) -> !header.getKey().equalsIgnoreCase("Date"))
+				.map((header) -> Map.entry(header.getKey().toLowerCase(Locale.ROOT), header.getValue()))
+				.sorted(Map.Entry.comparingByKey(Comparator.naturalOrder()))
+				.toList();
+			List<Long> waits = new ArrayList<>();
+			List<Map.Entry<String, String>> headers = new ArrayList<>();
+			for (Map.Entry<String, String> header : sent) {
+				headers.add(Map.entry(header.getKey(), takeOutWaits(response, header, waits)));
+			}
+			String body = takeOut(RETRY_IN, response.body(), waits);
+			return new Compared(List.copyOf(headers), body, List.copyOf(waits));
+		}
+
+		private static String takeOutWaits(WireResponse response, Map.Entry<String, String> header,
+				List<Long> waits) {
+			String name = header.getKey();
+			if (WAIT_HEADERS.contains(name)) {
+				return takeOut(SECONDS, header.getValue(), waits);
+			}
+			if (name.equals("ratelimit")) {
+				return takeOut(NEXT_PERMIT, header.getValue(), waits);
+			}
+			if (name.equals("content-length")) {
+				assertThat(header.getValue()).as("Content-Length of\n%s", response)
+					.isEqualTo(Integer.toString(response.body().getBytes(StandardCharsets.UTF_8).length));
+				return "<length of the body>";
+			}
+			return header.getValue();
+		}
+
+		private static String takeOut(Pattern wait, String text, List<Long> waits) {
+			Matcher matcher = wait.matcher(text);
+			StringBuilder rest = new StringBuilder();
+			while (matcher.find()) {
+				waits.add(Long.parseLong(matcher.group()));
+				matcher.appendReplacement(rest, WAIT);
+			}
+			return matcher.appendTail(rest).toString();
+		}
+
 	}
 
 	@Override

@@ -11,6 +11,7 @@ import io.github.ratelimit.redis.RedisTime;
 import io.github.ratelimit.test.Hammer;
 import io.github.ratelimit.test.OwnReactorResources;
 import io.github.ratelimit.test.RunningServer;
+import io.github.ratelimit.test.StartedWindow;
 import io.github.ratelimit.test.WireResponse;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -22,7 +23,6 @@ import reactor.core.publisher.Mono;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
@@ -33,8 +33,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Redis, under concurrent load from one client (one IP address) whose requests are spread across them: together they
  * admit exactly the limit, for every algorithm and for a multi-limit policy, as one server would. With the in-memory
  * backend each server admits the limit on its own, three times the limit in all: the race a shared Redis prevents.
- * Periods are long enough that no permit is refilled while a test runs, and windowed algorithms start far from the
- * end of their window.
+ * Periods are long enough that no permit is refilled while a test runs, and windowed algorithms' windows began when
+ * the servers started and last an hour more.
  */
 class ThreeWebFluxInstancesTests {
 
@@ -67,10 +67,6 @@ class ThreeWebFluxInstancesTests {
 	@ParameterizedTest
 	@FieldSource("ALGORITHMS")
 	void threeServersOnOneRedisShouldAdmitExactlyTheLimit(String algorithm) throws Exception {
-		if (algorithm.endsWith("-window")) {
-			RedisTime.awaitWindowWithAtLeast(sharingRedis.get(0).bean(StringRedisTemplate.class),
-					Limit.parse(LIMIT + "/1h"), 120_000_000L);
-		}
 		Admissions admissions = load(sharingRedis, "/" + algorithm);
 		assertThat(admissions.admitted()).as("admitted by %s", admissions).isEqualTo(LIMIT);
 		assertThat(admissions.refused()).isEqualTo(REQUESTS - LIMIT);
@@ -100,14 +96,15 @@ class ThreeWebFluxInstancesTests {
 
 	private static List<RunningServer> startThree(String backend) {
 		String keyPrefix = "three-webflux-instances-" + UUID.randomUUID();
+		Limit window = StartedWindow.begunAt(RedisTime.testRedisMicros(), LIMIT + "/1h");
 		List<String> properties = new ArrayList<>(List.of("ratelimit.backend=" + backend,
 				"ratelimit.key-prefix=" + keyPrefix, "ratelimit.policies.multi.paths=/multi",
 				"ratelimit.policies.multi.limits=100/1h," + LIMIT + "/1d"));
 		for (String algorithm : ALGORITHMS) {
 			properties.add("ratelimit.policies." + algorithm + ".paths=/" + algorithm);
 			properties.add("ratelimit.policies." + algorithm + ".algorithm=" + algorithm);
-			properties.add("ratelimit.policies." + algorithm + ".limits=" + LIMIT
-					+ (algorithm.endsWith("-window") ? "/1h" : "/1d"));
+			properties.add("ratelimit.policies." + algorithm + ".limits="
+					+ (algorithm.endsWith("-window") ? window.toString() : LIMIT + "/1d"));
 		}
 		List<RunningServer> servers = new ArrayList<>();
 		for (int i = 0; i < SERVERS; i++) {
