@@ -13,7 +13,8 @@ import org.junit.platform.launcher.PostDiscoveryFilter;
  * Keeps the tests that must run under BlockHound out of every other JVM, even when they are named on the command
  * line ({@code -Dtest=..} overrides Surefire's excludes, so the default execution would run them without it), and
  * keeps every other test out of the BlockHound JVM. The launcher prunes only leaves, so each test method is judged by
- * its class.
+ * its class. In the build's own JVM, where Surefire discovers the classes it shares out among its test JVMs, it
+ * keeps everything: there, only the execution's includes and excludes choose.
  */
 public class BlockHoundTestsFilter implements PostDiscoveryFilter {
 
@@ -22,6 +23,9 @@ public class BlockHoundTestsFilter implements PostDiscoveryFilter {
 		String className = className(descriptor.getSource().orElse(null));
 		if (className == null) {
 			return FilterResult.included("not a test class or method");
+		}
+		if (!BlockHoundTests.testJvm()) {
+			return FilterResult.included("not a test JVM: the execution's includes and excludes choose");
 		}
 		boolean underBlockHound = BlockHoundTests.runsUnderBlockHound(className);
 		if (underBlockHound == BlockHoundTests.requested()) {
