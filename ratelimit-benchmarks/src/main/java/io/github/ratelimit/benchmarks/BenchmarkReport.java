@@ -391,7 +391,8 @@ final class BenchmarkReport {
 		line("## Memory per client key");
 		line("");
 		line(String.format(Locale.ROOT, "%,d", this.settings.memoryClients()) + " fresh clients (IPv4-shaped keys "
-				+ "such as `10.0.3.7`) decide once each, with one limit `" + MemoryPerKey.LIMIT + "` (Bucket4j: "
+				+ "such as `10.0.3.7`) decide once each, with one limit of " + MemoryPerKey.LIMIT + " (a period of about an "
+				+ "hour whose window has just begun, so that no key ends before it is measured; Bucket4j: "
 				+ "capacity 100 refilled per hour). `MEMORY USAGE <key> SAMPLES 0` averaged over their keys, and the "
 				+ "growth of `used_memory` per client (which adds the keyspace's dictionary and expiry entries).");
 		line("");

@@ -9,10 +9,27 @@ import java.util.function.IntPredicate;
  */
 final class MemoryPerKey {
 
-	/** A limit whose keys live long enough (36 s after one permit) to be measured. */
-	static final String LIMIT = "100/1h";
+	/** What the measured limit allows, in words: it is {@link #limit}'s. */
+	static final String LIMIT = "100 an hour";
+
+	private static final long HOUR_MILLIS = 3_600_000L;
 
 	private MemoryPerKey() {
+	}
+
+	/**
+	 * The limit measured: 100 per a period of about an hour, in milliseconds, whose current window (windows are
+	 * aligned to the epoch) began at most about eight minutes ago. Its keys then live long enough to be measured (a
+	 * token bucket's 36 s after one permit, a fixed window's until the window's end, at least 50 minutes away),
+	 * whenever the benchmark runs: {@code 100/1h} itself would end a fixed window's keys before they are measured, were
+	 * the measurement to straddle the hour.
+	 * @param redisMillis Redis' clock, which the decisions read
+	 * @return the limit, such as {@code 100/3600412ms}
+	 */
+	static String limit(long redisMillis) {
+		long windows = redisMillis / HOUR_MILLIS;
+		// windows periods of redisMillis / windows end at most windows milliseconds before now: the current one began
+		return "100/" + (redisMillis / windows) + "ms";
 	}
 
 	/**

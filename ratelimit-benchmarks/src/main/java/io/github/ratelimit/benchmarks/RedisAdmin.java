@@ -44,6 +44,15 @@ final class RedisAdmin implements AutoCloseable {
 		return RedisStats.parse(this.redis.info("commandstats"), this.redis.info("cpu"));
 	}
 
+	/**
+	 * Redis' clock, which its decisions read.
+	 * @return {@code TIME} in milliseconds
+	 */
+	long timeMillis() {
+		List<String> time = this.redis.time();
+		return Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
+	}
+
 	long usedMemory() {
 		return Long.parseLong(infoField("memory", "used_memory"));
 	}

@@ -118,7 +118,8 @@ public final class RunBenchmarks {
 
 	private static void memory(Results results, OwnRedis server, RedisAdmin redis, int clients) {
 		for (Algorithm algorithm : Algorithm.values()) {
-			try (Contender ours = new OurLimiter(server, OurLimiter.policy(algorithm, MemoryPerKey.LIMIT))) {
+			String limit = MemoryPerKey.limit(redis.timeMillis());
+			try (Contender ours = new OurLimiter(server, OurLimiter.policy(algorithm, limit))) {
 				results.memory.put(algorithm.id(), MemoryPerKey.measure(redis, clients, ours::decide,
 						OurLimiter.KEY_PREFIX + ":" + OurLimiter.POLICY + ":*"));
 			}
