@@ -5,16 +5,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import io.github.ratelimit.core.resilience.DenyCache;
 import io.github.ratelimit.spring.RateLimitCounters;
+import io.github.ratelimit.test.RedisOutage;
 import io.github.ratelimit.test.ScriptCalls;
 import io.github.ratelimit.test.TestRedis;
 import io.github.ratelimit.test.TestRedis.EmbeddedRedis;
-import io.lettuce.core.event.Event;
-import io.lettuce.core.event.connection.DisconnectedEvent;
 import io.lettuce.core.resource.ClientResources;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -193,18 +191,10 @@ abstract class AbstractRedisTroubleTests {
 	}
 
 	/**
-	 * Stops Redis and waits until the application's Lettuce has seen its connection closed: from then on decisions
-	 * fail at once, where one sent before would wait in Lettuce's queue for the command timeout.
+	 * Stops Redis, so that the application's decisions fail at once.
 	 */
 	static void stopRedisUnder(RunningApp app) throws Exception {
-		CompletableFuture<Event> disconnected = app.bean(ClientResources.class)
-			.eventBus()
-			.get()
-			.filter(DisconnectedEvent.class::isInstance)
-			.next()
-			.toFuture();
-		redis.stop();
-		disconnected.get(30, TimeUnit.SECONDS);
+		RedisOutage.stop(redis, app.bean(ClientResources.class));
 	}
 
 	static void awaitHealthUp(RunningApp app) throws InterruptedException {
