@@ -330,7 +330,20 @@ public class RateLimitEnforcer {
 			}
 		}
 		Decision cached = (this.denyCache != null) ? this.denyCache.find(policy.scope(), key, permits) : null;
-		return (cached != null) ? record(new RateLimitOutcome(policy, cached, refusedKind(policy), permits), -1) : null;
+		if (cached == null || !namesOnlyLimitsOf(policy, cached)) {
+			return null;
+		}
+		return record(new RateLimitOutcome(policy, cached, refusedKind(policy), permits), -1);
+	}
+
+	/**
+	 * Whether a remembered refusal names only the policy's limits. One made by limits a refresh has replaced is not the
+	 * policy's answer: a request that read the policies just before the refresh swapped them is decided by the old
+	 * limits, and its refusal is remembered if its call started after the refresh cleared the deny cache.
+	 */
+	private static boolean namesOnlyLimitsOf(PolicyDefinition policy, Decision refusal) {
+		List<Limit> limits = policy.policy().limits();
+		return limits.contains(refusal.limit()) && limits.containsAll(refusal.violated());
 	}
 
 	/**

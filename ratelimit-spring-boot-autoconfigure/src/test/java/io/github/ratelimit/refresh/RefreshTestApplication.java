@@ -7,13 +7,15 @@ import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Import;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
  * An application whose policies a configuration refresh changes: any path answers {@code ok}; {@code /calls} is
  * limited by {@code @RateLimited("calls")}, which takes its limits from configuration (as is {@code /reactive-calls},
- * for another key), and {@code /own} by an annotation with its own limits.
+ * for one key of its own), and {@code /own} by an annotation with its own limits, both keyed by the
+ * {@code X-Client} header.
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
@@ -24,8 +26,8 @@ class RefreshTestApplication {
 	static class OkController {
 
 		@GetMapping("/calls")
-		@RateLimited(value = "calls", key = "'calls'")
-		public String calls() {
+		@RateLimited(value = "calls", key = "#client")
+		public String calls(@RequestHeader("X-Client") String client) {
 			return "calls";
 		}
 
@@ -36,8 +38,8 @@ class RefreshTestApplication {
 		}
 
 		@GetMapping("/own")
-		@RateLimited(value = "own", limits = "2/1m", key = "'own'")
-		public String own() {
+		@RateLimited(value = "own", limits = "2/1m", key = "#client")
+		public String own(@RequestHeader("X-Client") String client) {
 			return "own";
 		}
 

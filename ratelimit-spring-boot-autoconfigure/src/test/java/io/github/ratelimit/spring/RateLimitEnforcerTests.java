@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RateLimiterBackend;
@@ -252,6 +253,24 @@ class RateLimitEnforcerTests {
 		int calls = this.backend.calls.get();
 		assertThat(enforce(limited, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.DENIED);
 		assertThat(this.backend.calls).as("refused from the deny cache").hasValue(calls);
+	}
+
+	/**
+	 * A refusal made by limits a refresh has replaced, remembered because its request read the policies just before
+	 * they were swapped, never answers for the new limits: their client is decided by them (which could not name the
+	 * old limit in their headers).
+	 */
+	@Test
+	void aRefusalByReplacedLimitsIsNotTheAnswerOfTheNewOnes() {
+		PolicyDefinition replaced = policy("api", "1/1h", FailureMode.OPEN);
+		PolicyDefinition current = policy("api", "2/1h", FailureMode.OPEN);
+		assertThat(enforce(replaced, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.ALLOWED);
+		assertThat(enforce(replaced, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.DENIED);
+		int calls = this.backend.calls.get();
+		RateLimitOutcome outcome = enforce(current, "client", 1);
+		assertThat(outcome.kind()).isEqualTo(RateLimitOutcome.Kind.ALLOWED);
+		assertThat(outcome.decision().limit()).isEqualTo(Limit.parse("2/1h"));
+		assertThat(this.backend.calls).as("decided by the backend").hasValue(calls + 1);
 	}
 
 	/** How the enforcer is called, and how the backend answers. */

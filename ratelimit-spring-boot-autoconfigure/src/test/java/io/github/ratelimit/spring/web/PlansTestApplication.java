@@ -75,7 +75,7 @@ class PlansTestApplication {
 
 			@Override
 			public CompletionStage<@Nullable String> resolvePlanAsync(String key, @Nullable RateLimitRequest request) {
-				return Mono.delay(Duration.ofMillis(20)).map((ignored) -> resolvePlan(key, request)).toFuture();
+				return Mono.delay(Duration.ofMillis(5)).map((ignored) -> resolvePlan(key, request)).toFuture();
 			}
 
 		};
