@@ -12,7 +12,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * {@link TwoStacks#assertAlike}: two responses whose waits in whole seconds straddle a second's end are alike; a wait
- * two seconds apart, or any other difference in status, a header line or the body, is not.
+ * two seconds apart, or any other difference in status, a header line or the body, is not, unless the requests of a
+ * pair were seen two seconds apart, when their waits may be too.
  */
 class TwoStacksTests {
 
@@ -20,6 +21,14 @@ class TwoStacksTests {
 	void waitsOneSecondApartAreAlike() {
 		assertThatNoException().isThrownBy(() -> TwoStacks.assertAlike(refusal(1800, 20), refusal(1799, 19)));
 		assertThatNoException().isThrownBy(() -> TwoStacks.assertAlike(refusal(1800, 10), refusal(1801, 9)));
+	}
+
+	@Test
+	void waitsAsFarApartAsTheRequestsOfAPairWereAreAlike() {
+		assertThatNoException().isThrownBy(() -> TwoStacks.assertAlike(refusal(1800, 20), refusal(1798, 18), 2));
+		assertThatExceptionOfType(AssertionError.class)
+			.isThrownBy(() -> TwoStacks.assertAlike(refusal(1800, 20), refusal(1797, 20), 2))
+			.withMessageContaining("wait");
 	}
 
 	@Test
