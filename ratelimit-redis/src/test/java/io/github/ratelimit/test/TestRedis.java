@@ -2,7 +2,6 @@ package io.github.ratelimit.test;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.time.Duration;
@@ -137,17 +136,12 @@ public final class TestRedis {
 	}
 
 	/**
-	 * A TCP port nothing listens on now.
+	 * A TCP port nothing listens on now, for a server the test starts: one the system does not hand out to others
+	 * meanwhile, and no other test JVM on this machine is given while this one runs ({@link TestPorts}).
 	 * @return the port
 	 */
 	public static int freePort() {
-		try (ServerSocket socket = new ServerSocket(0)) {
-			socket.setReuseAddress(true);
-			return socket.getLocalPort();
-		}
-		catch (IOException ex) {
-			throw new IllegalStateException("No free port", ex);
-		}
+		return TestPorts.reserve();
 	}
 
 	/**
