@@ -39,7 +39,9 @@ final class DenyCacheCalls {
 			long denied = 0;
 			for (int round = 0; round < requestsPerClient; round++) {
 				for (int client = 0; client < clients; client++) {
-					RateLimitOutcome outcome = enforcer.enforce(definition, "10.1.0." + client, 1);
+					RateLimitOutcome outcome = enforcer.enforceAsync(definition, "10.1.0." + client, 1)
+						.toCompletableFuture()
+						.join();
 					if (outcome.kind() == RateLimitOutcome.Kind.ALLOWED) {
 						allowed++;
 					}

@@ -35,8 +35,8 @@ import io.micrometer.observation.ObservationRegistry;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
- * Decisions per second of the enforcer path (what the servlet filter calls: the client's plan, then
- * {@link RateLimitEnforcer#enforce}) for a plain policy, a policy with two plans picked by a {@link PlanResolver}, and
+ * Decisions per second of the enforcer path (what the servlet filter's chain calls: the client's plan, then
+ * {@link RateLimitEnforcer#enforceAsync}, waited for) for a plain policy, a policy with two plans picked by a {@link PlanResolver}, and
  * clients with an override in force, side by side on one enforcer and one Redis backend, as the starter wires them;
  * and a plain policy on a second enforcer whose decisions are observed as Actuator configures the observation
  * registry without tracing (Micrometer's {@code DefaultMeterObservationHandler} on a meter registry), against the
@@ -148,7 +148,7 @@ final class PlanDecisions {
 	 */
 	private static void observedAsTimer(RateLimitEnforcer enforcer, PolicyDefinition policy, String client,
 			MeterRegistry meters) {
-		enforcer.enforce(policy, client, policy.cost());
+		enforcer.enforceAsync(policy, client, policy.cost()).toCompletableFuture().join();
 		Timer timer = meters.find("ratelimit.decision").tag("policy", policy.name()).timer();
 		if (timer == null || timer.count() != 1) {
 			throw new IllegalStateException("A decision of policy '" + policy.name() + "' was not observed as timer "
@@ -237,7 +237,8 @@ final class PlanDecisions {
 		public boolean decide(int client) {
 			String key = this.clients[client];
 			PolicyDefinition plan = this.policy.planFor(key, null);
-			return this.enforcer.enforce(plan, key, plan.cost()).kind() == RateLimitOutcome.Kind.ALLOWED;
+			return this.enforcer.enforceAsync(plan, key, plan.cost()).toCompletableFuture().join().kind()
+					== RateLimitOutcome.Kind.ALLOWED;
 		}
 
 		@Override

@@ -13,9 +13,11 @@ import org.jspecify.annotations.Nullable;
  * needs the authenticated user: a resolver that reads {@link RateLimitRequest#principal()} says so with
  * {@link #requiresAuthentication()}, most simply by being built with {@link #afterAuthentication(KeyResolver)}.
  * <p>
- * On WebFlux, the filter asks {@link #resolveAsync(RateLimitRequest)}, so a resolver that must look the key up (a
- * reactive repository, a remote call) can answer without blocking an event loop; see
- * {@code io.github.ratelimit.spring.web.reactive.ReactiveKeyResolver}.
+ * Every decision asks {@link #resolveAsync(RateLimitRequest)} (which calls {@link #resolve(RateLimitRequest)} by
+ * default), so a resolver that must look the key up (a reactive repository, a remote call) can answer without blocking
+ * an event loop; see {@code io.github.ratelimit.spring.web.reactive.ReactiveKeyResolver}. Where the caller waits (the
+ * servlet filter, a {@code @RateLimited} method that returns neither a future nor a reactive type), what follows the
+ * key runs on the caller's own thread when it is known.
  */
 @FunctionalInterface
 public interface KeyResolver {
@@ -29,9 +31,9 @@ public interface KeyResolver {
 	@Nullable String resolve(RateLimitRequest request);
 
 	/**
-	 * The client key of a request, for callers that must not block (the WebFlux filter). A resolver that looks the
-	 * key up overrides it; {@link #resolve(RateLimitRequest)} then serves only blocking callers (the servlet stack,
-	 * {@code @RateLimited} methods that do not return a reactive type).
+	 * The client key of a request, as every decision asks it. A resolver that looks the key up without blocking
+	 * overrides it; {@link #resolve(RateLimitRequest)} then serves only the callers that read a key outside a
+	 * decision (the Actuator endpoint).
 	 * @param request the request
 	 * @return the key when known, as {@link #resolve(RateLimitRequest)} gives it: by default, that key at once
 	 */

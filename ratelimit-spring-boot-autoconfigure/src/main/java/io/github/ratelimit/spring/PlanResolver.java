@@ -12,8 +12,9 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * It runs on every decision of the policy, before the backend is asked: a resolver that looks the plan up (a customer
  * table) caches what it finds, for instance in a Caffeine cache with a short {@code expireAfterWrite}, so a plan change
- * applies within that time. On WebFlux the filter asks {@link #resolvePlanAsync(String, RateLimitRequest)}, which a
- * resolver that must look the plan up without blocking an event loop overrides.
+ * applies within that time. Every decision asks {@link #resolvePlanAsync(String, RateLimitRequest)} (which calls
+ * {@link #resolvePlan(String, RateLimitRequest)} by default), which a resolver that must look the plan up without
+ * blocking an event loop overrides.
  */
 @FunctionalInterface
 public interface PlanResolver {
@@ -27,8 +28,7 @@ public interface PlanResolver {
 	@Nullable String resolvePlan(String key, @Nullable RateLimitRequest request);
 
 	/**
-	 * The plan of a client, for callers that must not block (the WebFlux filter, reactive {@code @RateLimited}
-	 * methods).
+	 * The plan of a client, as every decision asks it.
 	 * @param key the client's key under the policy
 	 * @param request the web request, or {@code null} outside one
 	 * @return the plan's name when known: by default, {@link #resolvePlan(String, RateLimitRequest)}'s at once

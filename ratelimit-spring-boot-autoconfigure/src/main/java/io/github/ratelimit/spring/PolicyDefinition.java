@@ -121,18 +121,8 @@ public record PolicyDefinition(Policy policy, RateLimiter limiter, String keyStr
 	}
 
 	/**
-	 * The client key of a request under this policy.
-	 * @param request the request
-	 * @return the key from the policy's key strategy, or the client's IP address when it finds none
-	 */
-	public String keyOf(RateLimitRequest request) {
-		String key = this.keyResolver.resolve(request);
-		return (key != null && !key.isEmpty()) ? key : request.remoteAddress();
-	}
-
-	/**
-	 * The client key of a request under this policy, for callers that must not block: the same key as
-	 * {@link #keyOf(RateLimitRequest)}, from {@link KeyResolver#resolveAsync(RateLimitRequest)}.
+	 * The client key of a request under this policy, from {@link KeyResolver#resolveAsync(RateLimitRequest)}: the
+	 * key of the policy's key strategy, or the client's IP address when it finds none.
 	 * @param request the request
 	 * @return the key when known
 	 */

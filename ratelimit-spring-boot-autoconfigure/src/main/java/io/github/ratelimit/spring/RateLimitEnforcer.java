@@ -31,7 +31,9 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Enforces policies: the one path by which the web filters of both stacks and {@code @RateLimited} reach a limiter, blocking ({@link #enforce}) or not ({@link #enforceAsync}).
+ * Enforces policies: the one path by which every decision reaches a limiter ({@link #enforceAsync}), for the
+ * {@link RateLimitChain} of a request. Callers that must wait for the outcome wait at their edge
+ * ({@link CallingThread}), once per request.
  * <p>
  * A policy whose limiter is a {@link LeasedRateLimiter} decides a request from the lease in hand first, without a
  * call (so neither the deny cache nor the circuit breaker applies, and a lease keeps serving while the backend is
@@ -152,60 +154,7 @@ public class RateLimitEnforcer {
 	}
 
 	/**
-	 * Enforces a policy on one request, waiting for the backend's answer (at most the decision timeout).
-	 * @param requested the policy, or the client's plan of it
-	 * @param key the client's key
-	 * @param permits the request's cost
-	 * @return the outcome
-	 */
-	public RateLimitOutcome enforce(PolicyDefinition requested, String key, long permits) {
-		if (this.observations.isNoop()) {
-			return decide(requested, key, permits);
-		}
-		RateLimitObservationContext context = new RateLimitObservationContext(requested, this.backend.name());
-		Observation observation = observation(context).start();
-		try (Observation.Scope scope = observation.openScope()) {
-			RateLimitOutcome outcome = decide(requested, key, permits);
-			context.setOutcome(outcome);
-			return outcome;
-		}
-		catch (RuntimeException | Error ex) {
-			observation.error(ex);
-			throw ex;
-		}
-		finally {
-			observation.stop();
-		}
-	}
-
-	private RateLimitOutcome decide(PolicyDefinition requested, String key, long permits) {
-		PolicyDefinition policy = overridden(requested, key);
-		RateLimitOutcome early = beforeCall(policy, key, permits);
-		if (early != null) {
-			return early;
-		}
-		Call call = new Call(policy, key, permits, this.breaker.tryCall());
-		if (call.ticket == CircuitBreaker.NOT_PERMITTED) {
-			return record(fail(policy, key, permits, this.breaker.lastError(), true), -1);
-		}
-		Decision decision;
-		try {
-			decision = policy.limiter().tryAcquire(key, permits);
-		}
-		catch (RuntimeException | LinkageError ex) {
-			return call.failed(ex);
-		}
-		catch (Error error) {
-			this.breaker.onIgnored(call.ticket);
-			throw error;
-		}
-		return call.decided(decision);
-	}
-
-	/**
-	 * Enforces a policy on one request without waiting for the backend: the same outcome as
-	 * {@link #enforce(PolicyDefinition, String, long)}, for reactive and asynchronous callers. The deny cache, the
-	 * circuit breaker, the failure modes and the recorders behave exactly as on that path. The outcome is complete at
+	 * Enforces a policy on one request without waiting for the backend. The outcome is complete at
 	 * once when no backend call is made (a cached refusal, an open breaker, the in-memory backend); otherwise it
 	 * completes on the thread of the backend's client (Lettuce's event loop), within the decision timeout, and never
 	 * exceptionally, unless with an {@link Error} other than a {@link LinkageError}. Where the backend

@@ -26,6 +26,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
+import static io.github.ratelimit.test.Decisions.enforce;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -105,7 +106,7 @@ class LeasedPolicyAutoConfigurationTests {
 			.run((context) -> {
 				RateLimitEnforcer enforcer = context.getBean(RateLimitEnforcer.class);
 				for (int i = 0; i < 25; i++) {
-					enforcer.enforce(hello(context), "client", 1);
+					enforce(enforcer, hello(context), "client", 1);
 				}
 				SimpleMeterRegistry registry = context.getBean(SimpleMeterRegistry.class);
 				assertThat(registry.get(RateLimitLeaseMetrics.RENEWALS).tag("policy", "hello").functionCounter().count())
@@ -135,7 +136,7 @@ class LeasedPolicyAutoConfigurationTests {
 			.withPropertyValues(HELLO + "limits=" + window, HELLO + "algorithm=fixed-window",
 					HELLO + "lease.enabled=true", HELLO + "lease.batch=10", HELLO + "lease.adaptive=false")
 			.run((context) -> {
-				context.getBean(RateLimitEnforcer.class).enforce(hello(context), "client", 1);
+				enforce(context.getBean(RateLimitEnforcer.class), hello(context), "client", 1);
 				shared[0] = ((LeasedRateLimiter) hello(context).limiter()).delegate();
 				assertThat(shared[0].peek("client").remaining()).isEqualTo(990);
 				assertThat(context.getBean(PolicyLeases.class).find("hello").permitsHeld()).isEqualTo(9);

@@ -19,6 +19,7 @@ import org.springframework.boot.micrometer.observation.autoconfigure.Observation
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
+import static io.github.ratelimit.test.Decisions.enforce;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -117,7 +118,7 @@ class RateLimitObservationAutoConfigurationTests {
 
 	private static void decide(AssertableApplicationContext context) {
 		PolicyDefinition orders = context.getBean(RateLimitRegistry.class).find("orders").orElseThrow();
-		assertThat(context.getBean(RateLimitEnforcer.class).enforce(orders, CLIENT, 1).decision().allowed()).isTrue();
+		assertThat(enforce(context.getBean(RateLimitEnforcer.class), orders, CLIENT, 1).decision().allowed()).isTrue();
 	}
 
 }

@@ -27,6 +27,7 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.mock.web.MockHttpServletRequest;
 
+import static io.github.ratelimit.test.Decisions.enforce;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -78,8 +79,8 @@ class RateLimitActuatorAutoConfigurationTests {
 				PolicyDefinition api = registry.find("api").orElseThrow();
 				PolicyDefinition orders = registry.find("orders").orElseThrow();
 				// what the filter charges a request from 2001:db8:1:2::7 (ip) and from 198.51.100.7 (ip: fallback)
-				enforcer.enforce(api, api.keyOf(request("2001:db8:1:2::7")), 1);
-				enforcer.enforce(orders, orders.keyOf(request("198.51.100.7")), 1);
+				enforce(enforcer, api, key(api, "2001:db8:1:2::7"), 1);
+				enforce(enforcer, orders, key(orders, "198.51.100.7"), 1);
 
 				assertThat(endpoint.client("api", "2001:db8:1:2::99").key()).isEqualTo("2001:db8:1:2::/64");
 				assertThat(endpoint.client("api", "2001:db8:1:2::99").remaining()).isEqualTo(2);
@@ -90,7 +91,7 @@ class RateLimitActuatorAutoConfigurationTests {
 
 				assertThat(endpoint.reset("api", "2001:db8:1:2::1").remaining()).isEqualTo(3);
 				assertThat(endpoint.reset("orders", "ip:198.51.100.1").remaining()).isEqualTo(3);
-				assertThat(enforcer.enforce(api, api.keyOf(request("2001:db8:1:2::7")), 1).decision().remaining())
+				assertThat(enforce(enforcer, api, key(api, "2001:db8:1:2::7"), 1).decision().remaining())
 					.isEqualTo(2);
 			});
 	}
@@ -108,7 +109,7 @@ class RateLimitActuatorAutoConfigurationTests {
 			assertThat(set.getStatus()).isEqualTo(200);
 			assertThat(endpoint.client("api", "a").capacity()).isEqualTo(7);
 			PolicyDefinition api = context.getBean(RateLimitRegistry.class).find("api").orElseThrow();
-			assertThat(context.getBean(RateLimitEnforcer.class).enforce(api, "a", 1).decision().limit().capacity())
+			assertThat(enforce(context.getBean(RateLimitEnforcer.class), api, "a", 1).decision().limit().capacity())
 				.isEqualTo(7);
 			WebEndpointResponse<Object> another = endpoint.setOverride("api", new String[] { "b", "override" },
 					List.of("7/1h"), null, SecurityContext.NONE);
@@ -148,6 +149,10 @@ class RateLimitActuatorAutoConfigurationTests {
 					"spring.data.redis.port=" + TestRedis.get().port())
 			.run((context) -> assertThat(context.getBean(RateLimiterHealthIndicator.class).health(true).getStatus())
 				.isEqualTo(Status.UP));
+	}
+
+	private static String key(PolicyDefinition policy, String remoteAddress) {
+		return policy.keyOfAsync(request(remoteAddress)).toCompletableFuture().join();
 	}
 
 	private static RateLimitRequest request(String remoteAddress) {

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
+import static io.github.ratelimit.test.Decisions.enforce;
 import static io.micrometer.core.tck.MeterRegistryAssert.assertThat;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -40,16 +41,16 @@ class RateLimitMetricsTests {
 			PolicyDefinition api = context.getBean(RateLimitRegistry.class).find("api").orElseThrow();
 			PolicyDefinition dark = context.getBean(RateLimitRegistry.class).find("dark").orElseThrow();
 			for (int i = 0; i < 5; i++) {
-				enforcer.enforce(api, "client-" + (i % 2), 1);
+				enforce(enforcer, api, "client-" + (i % 2), 1);
 			}
-			enforcer.enforce(dark, "client", 1);
-			enforcer.enforce(dark, "client", 1);
+			enforce(enforcer, dark, "client", 1);
+			enforce(enforcer, dark, "client", 1);
 			assertThat(registry).hasMeterWithNameAndTags(RateLimitMetrics.REQUESTS,
 					io.micrometer.core.instrument.Tags.of("policy", "api", "outcome", "allowed"));
 			assertThat(registry.get(RateLimitMetrics.REQUESTS).tags("policy", "api", "outcome", "allowed").counter()
 				.count()).isEqualTo(5);
-			enforcer.enforce(api, "client-0", 1);
-			enforcer.enforce(api, "client-0", 1);
+			enforce(enforcer, api, "client-0", 1);
+			enforce(enforcer, api, "client-0", 1);
 			assertThat(registry.get(RateLimitMetrics.REQUESTS).tags("policy", "api", "outcome", "denied").counter()
 				.count()).isEqualTo(2);
 			assertThat(registry.get(RateLimitMetrics.REQUESTS).tags("policy", "dark", "outcome", "shadow-denied")
@@ -82,9 +83,9 @@ class RateLimitMetricsTests {
 				for (String key : List.of("pro-1", "pro-2", "pro-1", "free-1", "free-1", "gold",
 						"x-" + UUID.randomUUID())) {
 					PolicyDefinition plan = orders.planFor(key, null);
-					enforcer.enforce(plan, key, plan.cost());
+					enforce(enforcer, plan, key, plan.cost());
 				}
-				enforcer.enforce(policies.find("api").orElseThrow(), "client", 1);
+				enforce(enforcer, policies.find("api").orElseThrow(), "client", 1);
 				assertThat(count(registry, "orders", "pro", "allowed")).isEqualTo(3);
 				assertThat(count(registry, "orders", "free", "allowed")).isEqualTo(3);
 				assertThat(count(registry, "orders", "free", "denied")).isEqualTo(1);
@@ -121,7 +122,7 @@ class RateLimitMetricsTests {
 		this.runner.run((context) -> {
 			assertThat(context).doesNotHaveBean(RateLimitMetrics.class);
 			PolicyDefinition api = context.getBean(RateLimitRegistry.class).find("api").orElseThrow();
-			assertThat(context.getBean(RateLimitEnforcer.class).enforce(api, "client", 1).refused()).isFalse();
+			assertThat(enforce(context.getBean(RateLimitEnforcer.class), api, "client", 1).refused()).isFalse();
 		});
 	}
 

@@ -32,6 +32,7 @@ import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import static io.github.ratelimit.test.Decisions.enforce;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -115,7 +116,7 @@ class CircuitBreakerRedisTests {
 					int made = 0;
 					while (running.get()) {
 						long start = System.nanoTime();
-						RateLimitOutcome outcome = this.enforcer.enforce(policy, client, 1);
+						RateLimitOutcome outcome = enforce(this.enforcer, policy, client, 1);
 						calls.add(new Call(start, System.nanoTime(), outcome.kind()));
 						if (++made == 50) {
 							loaded.countDown();
@@ -159,8 +160,8 @@ class CircuitBreakerRedisTests {
 		List<RateLimitOutcome.Kind> kinds = new ArrayList<>();
 		for (int i = 0; i < 60; i++) {
 			// an empty key is refused by the limiter itself (IllegalArgumentException): a bug in one request
-			assertThat(this.enforcer.enforce(poisoned, "", 1).kind()).isEqualTo(RateLimitOutcome.Kind.FAILED_OPEN);
-			kinds.add(this.enforcer.enforce(other, "client", 1).kind());
+			assertThat(enforce(this.enforcer, poisoned, "", 1).kind()).isEqualTo(RateLimitOutcome.Kind.FAILED_OPEN);
+			kinds.add(enforce(this.enforcer, other, "client", 1).kind());
 		}
 		assertThat(kinds.stream().filter((kind) -> kind == RateLimitOutcome.Kind.ALLOWED)).hasSize(20);
 		assertThat(kinds.stream().filter((kind) -> kind == RateLimitOutcome.Kind.DENIED)).hasSize(40);
@@ -174,24 +175,24 @@ class CircuitBreakerRedisTests {
 		PolicyDefinition policy = policy("down", "1000/1h");
 		// a fresh JVM's first calls may outlast the short budget: not the decision this test is about
 		warmUp(policy);
-		assertThat(this.enforcer.enforce(policy, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.ALLOWED);
+		assertThat(enforce(this.enforcer, policy, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.ALLOWED);
 		// let the success leave the window, so that the count below is of failures alone
 		Thread.sleep(1100);
 		this.redis.stop();
 		Thread.sleep(200);
 		for (int i = 0; i < 9; i++) {
-			assertThat(this.enforcer.enforce(policy, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.FAILED_OPEN);
+			assertThat(enforce(this.enforcer, policy, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.FAILED_OPEN);
 		}
 		assertThat(this.breaker.isOpen()).as("9 failures: below the minimum of 10 calls").isFalse();
 		assertThat(this.skipped).hasValue(0);
-		this.enforcer.enforce(policy, "client", 1);
+		enforce(this.enforcer, policy, "client", 1);
 		assertThat(this.breaker.isOpen()).as("10 failures of 10 calls").isTrue();
 		assertThat(this.breaker.lastError()).hasMessageContaining("Redis");
-		this.enforcer.enforce(policy, "client", 1);
+		enforce(this.enforcer, policy, "client", 1);
 		assertThat(this.skipped).as("skipped while open").hasValue(1);
 		this.redis.restart();
 		for (int i = 0; i < 300 && this.breaker.isOpen(); i++) {
-			this.enforcer.enforce(policy, "client", 1);
+			enforce(this.enforcer, policy, "client", 1);
 			Thread.sleep(100);
 		}
 		assertThat(this.breaker.isOpen()).as("a probe closed it within 30 s of Redis coming back").isFalse();

@@ -16,24 +16,16 @@ import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
 import io.github.ratelimit.core.resilience.CircuitBreaker;
 import io.github.ratelimit.core.resilience.DenyCache;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.Parameter;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The enforcer with a leased policy, on each of its paths (blocking, and asynchronous): a lease in hand decides
+ * The enforcer with a leased policy: a lease in hand decides
  * before the deny cache and the circuit breaker, with no backend call; a renewal is an ordinary call, whose refusal
  * the deny cache remembers; every decision is recorded, a local one as allowed; and a local decision's
  * {@code remaining} is what this instance knows of.
  */
-@ParameterizedClass
-@ValueSource(booleans = { false, true })
 class RateLimitEnforcerLeaseTests {
-
-	@Parameter
-	boolean async;
 
 	private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
 
@@ -115,9 +107,6 @@ class RateLimitEnforcerLeaseTests {
 	}
 
 	private RateLimitOutcome enforce(PolicyDefinition policy) {
-		if (!this.async) {
-			return this.enforcer.enforce(policy, "client", 1);
-		}
 		return this.enforcer.enforceAsync(policy, "client", 1).toCompletableFuture().orTimeout(10, TimeUnit.SECONDS)
 			.join();
 	}

@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.dao.QueryTimeoutException;
 
+import static io.github.ratelimit.test.Decisions.enforce;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -66,13 +67,13 @@ class RateLimitEnforcerMemoryTests {
 		RateLimitEnforcer enforcer = new RateLimitEnforcer(List.of(), SLOW, new CircuitBreaker(),
 				new DenyCache(100, Duration.ofSeconds(1), this.nanos::get), 1);
 		PolicyDefinition policy = definition(backend, FailureMode.OPEN);
-		assertThat(enforcer.enforce(policy, "client", 1).decision().allowed()).isFalse();
+		assertThat(enforce(enforcer, policy, "client", 1).decision().allowed()).isFalse();
 		advance(Duration.ofMillis(199));
-		assertThat(enforcer.enforce(policy, "client", 1).decision().retryAfter()).isEqualTo(Duration.ofMillis(1));
+		assertThat(enforce(enforcer, policy, "client", 1).decision().retryAfter()).isEqualTo(Duration.ofMillis(1));
 		assertThat(backend.calls).hasValue(1);
 		advance(Duration.ofMillis(1));
 		// 500 ms after the call started the backend may admit again, though its reply came 300 ms into them
-		enforcer.enforce(policy, "client", 1);
+		enforce(enforcer, policy, "client", 1);
 		assertThat(backend.calls).hasValue(2);
 	}
 
@@ -83,7 +84,7 @@ class RateLimitEnforcerMemoryTests {
 				1, fallback);
 		PolicyDefinition policy = definition(new SlowRefusals(Duration.ZERO, null), FailureMode.LOCAL);
 		for (int i = 0; i < 100_000; i++) {
-			assertThat(enforcer.enforce(policy, "rotated-" + i, 1).kind()).isEqualTo(RateLimitOutcome.Kind.FALLBACK);
+			assertThat(enforce(enforcer, policy, "rotated-" + i, 1).kind()).isEqualTo(RateLimitOutcome.Kind.FALLBACK);
 		}
 		assertThat(fallback.size()).isLessThanOrEqualTo(1000);
 	}

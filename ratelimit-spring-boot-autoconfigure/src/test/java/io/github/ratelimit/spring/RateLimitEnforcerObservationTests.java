@@ -17,25 +17,17 @@ import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistryAssert;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.Parameter;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.EnumSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Every decision of the enforcer is a {@code ratelimit.decision} observation whose low-cardinality keys say the
  * policy, the plan, the backend and the outcome (as the {@code ratelimit.requests} metric names it), and never the
- * client's key, on the blocking path and the asynchronous one.
+ * client's key.
  */
-@ParameterizedClass
-@EnumSource(RateLimitEnforcerObservationTests.Path.class)
 class RateLimitEnforcerObservationTests {
 
 	private static final String CLIENT = "client-198.51.100.7";
-
-	@Parameter
-	Path path;
 
 	private final TestObservationRegistry observations = TestObservationRegistry.create();
 
@@ -146,9 +138,6 @@ class RateLimitEnforcerObservationTests {
 	}
 
 	private RateLimitOutcome enforce(PolicyDefinition policy) {
-		if (this.path == Path.SYNC) {
-			return this.enforcer.enforce(policy, CLIENT, 1);
-		}
 		return this.enforcer.enforceAsync(policy, CLIENT, 1).toCompletableFuture().orTimeout(10, TimeUnit.SECONDS).join();
 	}
 
@@ -167,17 +156,6 @@ class RateLimitEnforcerObservationTests {
 		Policy policy = Policy.of(name, Algorithm.TOKEN_BUCKET, "1/1h");
 		return new PolicyDefinition(policy, this.backend.create(policy), "ip", (request) -> null, List.of(), List.of(),
 				Set.of(), 1, failureMode, shadow);
-	}
-
-	/** How the enforcer is called. */
-	enum Path {
-
-		/** {@link RateLimitEnforcer#enforce}. */
-		SYNC,
-
-		/** {@link RateLimitEnforcer#enforceAsync}. */
-		ASYNC
-
 	}
 
 }

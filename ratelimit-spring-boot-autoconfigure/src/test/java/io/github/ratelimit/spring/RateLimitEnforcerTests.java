@@ -39,9 +39,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 /**
  * How the enforcer tells a failing backend from a failing request, on a backend whose limiters can be made to fail
  * on demand (in memory underneath): only the backend's failures (a {@link LinkageError} among them) reach the circuit
- * breaker, and every failure gets its policy's failure mode. Every test runs on each of the enforcer's paths
- * ({@link Path}): the blocking one, and the asynchronous one with the backend answering at once or later on another
- * thread, as Lettuce does.
+ * breaker, and every failure gets its policy's failure mode. Every test runs on each of the ways
+ * ({@link Path}): the backend answering at once, or later on another thread, as Lettuce does.
  */
 @ParameterizedClass
 @EnumSource(RateLimitEnforcerTests.Path.class)
@@ -91,9 +90,6 @@ class RateLimitEnforcerTests {
 	 * Enforces a policy the way this run's path does, throwing what the path lets through (an {@link Error}).
 	 */
 	private RateLimitOutcome enforce(PolicyDefinition policy, String key, long permits) {
-		if (this.path == Path.SYNC) {
-			return this.enforcer.enforce(policy, key, permits);
-		}
 		// join, not get: a caller's interrupt (one test sets it) must not stop the wait
 		CompletableFuture<RateLimitOutcome> outcome = this.enforcer.enforceAsync(policy, key, permits)
 			.toCompletableFuture()
@@ -275,9 +271,6 @@ class RateLimitEnforcerTests {
 
 	/** How the enforcer is called, and how the backend answers. */
 	enum Path {
-
-		/** {@link RateLimitEnforcer#enforce}. */
-		SYNC,
 
 		/** {@link RateLimitEnforcer#enforceAsync}, the backend answering before it returns. */
 		ASYNC_AT_ONCE,

@@ -3,14 +3,19 @@ package io.github.ratelimit.spring.annotation;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.RoundingMode;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.function.BiConsumer;
 
+import io.github.ratelimit.spring.CallingThread;
 import io.github.ratelimit.spring.CurrentRequest;
 import io.github.ratelimit.spring.FirstWarning;
 import io.github.ratelimit.spring.IpKeys;
 import io.github.ratelimit.spring.PolicyDefinition;
+import io.github.ratelimit.spring.RateLimitChain;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitOutcome;
 import io.github.ratelimit.spring.RateLimitRequest;
@@ -30,8 +35,8 @@ import org.springframework.util.StringUtils;
 
 /**
  * Enforces the policies of one call of a {@link RateLimited} method, in order, the first refusal ending it: the one
- * place that keys, costs and decides a call, waiting for each decision ({@link #enforce}) or not
- * ({@link #enforceAsync}). Inside a web request, a policy the filter already charged for the same client is not
+ * place that keys and costs a call's policies, for the {@link RateLimitChain} that decides them, waiting for the
+ * verdict ({@link #enforce}) or not ({@link #enforceAsync}). Inside a web request, a policy the filter already charged for the same client is not
  * charged again, and the response shows the headers of the outcome that binds most, whichever path decided it.
  * <p>
  * A key expression that yields nothing or fails counts the call under the client's IP address inside a web request
@@ -42,9 +47,7 @@ final class RateLimitedEnforcement {
 
 	private static final Log logger = LogFactory.getLog(RateLimitedInterceptor.class);
 
-	private static final CompletableFuture<Void> ADMITTED = CompletableFuture.completedFuture(null);
-
-	private final RateLimitEnforcer enforcer;
+	private final RateLimitChain chain;
 
 	private final RateLimitHeaders headers;
 
@@ -55,7 +58,7 @@ final class RateLimitedEnforcement {
 	private final FirstWarning keyFailures = new FirstWarning(logger);
 
 	RateLimitedEnforcement(RateLimitEnforcer enforcer, RateLimitHeaders headers, IpKeys ipKeys) {
-		this.enforcer = enforcer;
+		this.chain = new RateLimitChain(enforcer);
 		this.headers = headers;
 		this.ipKeys = ipKeys;
 	}
@@ -65,95 +68,109 @@ final class RateLimitedEnforcement {
 	 * does (Jedis).
 	 */
 	boolean blocking() {
-		return this.enforcer.blocking();
+		return this.chain.blocking();
 	}
 
 	/**
-	 * Enforces the policies of a call, waiting for each decision.
+	 * Enforces the policies of a call, waiting for the verdict on the calling thread ({@link CallingThread}).
 	 * @throws org.springframework.web.ErrorResponseException the refusal, or a {@link RateLimitedCostException}
 	 */
 	void enforce(List<AnnotatedPolicy> limits, @Nullable Object[] args, CurrentRequest current) {
 		RateLimitRequest request = current.request();
-		for (AnnotatedPolicy limit : limits) {
-			String key = key(limit, args, request);
-			if (!isCharged(limit, key, request)) {
-				PolicyDefinition plan = limit.policy().planFor(key, request);
-				admit(this.enforcer.enforce(plan, key, permits(limit, plan, args, request)), request, current);
-			}
-		}
+		@Nullable Observation parent = this.chain.currentObservation();
+		admit(CallingThread.await((thread) -> this.chain.decide(request, steps(limits, args), false, thread, parent)),
+				request, current);
 	}
 
 	/**
 	 * Enforces the policies of a call without waiting: the same keys, costs and outcomes as {@link #enforce}. The
 	 * result is complete at once when every decision is (the deny cache, an open breaker, the in-memory backend);
-	 * otherwise it completes on the thread that answered last (Lettuce's event loop), exceptionally (possibly
-	 * wrapped in a {@link java.util.concurrent.CompletionException}) with the refusal or a
-	 * {@link RateLimitedCostException}. It never throws.
+	 * otherwise a policy that waited continues on the given executor, and the result completes there, exceptionally
+	 * (possibly wrapped in a {@link java.util.concurrent.CompletionException}) with the refusal or a
+	 * {@link RateLimitedCostException}. It never throws. Each decision is observed under the observation in scope
+	 * when the call began.
 	 */
-	CompletableFuture<Void> enforceAsync(List<AnnotatedPolicy> limits, @Nullable Object[] args,
-			CurrentRequest current) {
-		@Nullable Observation parent = this.enforcer.currentObservation();
-		return ADMITTED.thenCompose((ignored) -> enforceAsync(limits, 0, args, current.request(), current, parent));
+	CompletableFuture<Void> enforceAsync(List<AnnotatedPolicy> limits, @Nullable Object[] args, CurrentRequest current,
+			Executor continuation) {
+		RateLimitRequest request = current.request();
+		return this.chain
+			.decide(request, steps(limits, args), false, continuation, this.chain.currentObservation())
+			.thenAccept((verdict) -> admit(verdict, request, current));
+	}
+
+	private List<RateLimitChain.Step> steps(List<AnnotatedPolicy> limits, @Nullable Object[] args) {
+		List<RateLimitChain.Step> steps = new ArrayList<>(limits.size());
+		for (AnnotatedPolicy limit : limits) {
+			steps.add(new AnnotatedStep(limit, args));
+		}
+		return steps;
 	}
 
 	/**
-	 * Enforces the policies from the index on; each decision is observed under the observation in scope when the
-	 * call began, although the later ones are made on the thread that answered the previous one.
+	 * Throws the refusal of a refused call; shows the headers of the outcome that binds most.
 	 */
-	private CompletableFuture<Void> enforceAsync(List<AnnotatedPolicy> limits, int index, @Nullable Object[] args,
-			@Nullable RateLimitRequest request, CurrentRequest current, @Nullable Observation parent) {
-		if (index == limits.size()) {
-			return ADMITTED;
+	private void admit(RateLimitChain.Verdict verdict, @Nullable RateLimitRequest request, CurrentRequest current) {
+		RateLimitOutcome refusal = verdict.refusal();
+		if (refusal != null) {
+			throw refusal.refusal((request != null) ? request.uri() : null);
 		}
-		AnnotatedPolicy limit = limits.get(index);
-		return keyAsync(limit, args, request).thenCompose((key) -> {
-			if (isCharged(limit, key, request)) {
-				return ADMITTED;
-			}
-			return limit.policy()
-				.planForAsync(key, request)
-				.thenCompose((plan) -> this.enforcer.enforceAsync(plan, key, permits(limit, plan, args, request), parent))
-				.thenAccept((outcome) -> admit(outcome, request, current));
-		}).thenCompose((ignored) -> enforceAsync(limits, index + 1, args, request, current, parent));
-	}
-
-	private static boolean isCharged(AnnotatedPolicy limit, String key, @Nullable RateLimitRequest request) {
-		return request != null && request.rateLimits().isCharged(limit.policy(), key);
-	}
-
-	/**
-	 * Throws the refusal of a refused outcome; shows an admitted one's headers when it binds most.
-	 */
-	private void admit(RateLimitOutcome outcome, @Nullable RateLimitRequest request, CurrentRequest current) {
-		if (outcome.refused()) {
-			throw outcome.refusal((request != null) ? request.uri() : null);
-		}
-		if (request != null && request.rateLimits().show(outcome)) {
+		RateLimitOutcome shown = verdict.shown();
+		if (shown != null) {
 			BiConsumer<String, String> responseHeaders = current.responseHeaders();
 			if (responseHeaders != null) {
-				this.headers.write(outcome, responseHeaders);
+				this.headers.write(shown, responseHeaders);
 			}
 		}
 	}
 
-	private CompletableFuture<String> keyAsync(AnnotatedPolicy limit, @Nullable Object[] args,
-			@Nullable RateLimitRequest request) {
-		if (limit.key() == null && request != null) {
-			return limit.policy().keyOfAsync(request).toCompletableFuture();
+	/**
+	 * A policy of a call: keyed by the annotation's key expression (else the policy's key strategy), costing the
+	 * annotation's cost expression (else the client's plan's cost).
+	 */
+	private final class AnnotatedStep implements RateLimitChain.Step {
+
+		private final AnnotatedPolicy limit;
+
+		private final @Nullable Object[] args;
+
+		AnnotatedStep(AnnotatedPolicy limit, @Nullable Object[] args) {
+			this.limit = limit;
+			this.args = args;
 		}
-		return CompletableFuture.completedFuture(key(limit, args, request));
+
+		@Override
+		public PolicyDefinition policy() {
+			return this.limit.policy();
+		}
+
+		@Override
+		public CompletionStage<String> key(@Nullable RateLimitRequest request) {
+			return keyAsync(this.limit, this.args, request);
+		}
+
+		@Override
+		public long cost(PolicyDefinition plan, @Nullable RateLimitRequest request) {
+			return permits(this.limit, plan, this.args, request);
+		}
+
 	}
 
-	private String key(AnnotatedPolicy limit, @Nullable Object[] args, @Nullable RateLimitRequest request) {
+	/**
+	 * A call's key: the annotation's key expression's, else the policy's key strategy's inside a web request, else the
+	 * global key; an expression that yields nothing counts the call as the policy's key strategy would not find a key.
+	 */
+	private CompletionStage<String> keyAsync(AnnotatedPolicy limit, @Nullable Object[] args,
+			@Nullable RateLimitRequest request) {
 		Expression expression = limit.key();
 		if (expression == null) {
-			return (request != null) ? limit.policy().keyOf(request) : RequestKeyResolvers.GLOBAL_KEY;
+			return (request != null) ? limit.policy().keyOfAsync(request)
+					: CompletableFuture.completedFuture(RequestKeyResolvers.GLOBAL_KEY);
 		}
 		String key = evaluateKey(limit, expression, args, request);
 		if (request == null) {
-			return StringUtils.hasLength(key) ? key : RequestKeyResolvers.GLOBAL_KEY;
+			return CompletableFuture.completedFuture(StringUtils.hasLength(key) ? key : RequestKeyResolvers.GLOBAL_KEY);
 		}
-		return RequestKeyResolvers.orIp((current) -> key, this.ipKeys).resolve(request);
+		return CompletableFuture.completedFuture(RequestKeyResolvers.orIp((current) -> key, this.ipKeys).resolve(request));
 	}
 
 	private @Nullable String evaluateKey(AnnotatedPolicy limit, Expression expression, @Nullable Object[] args,

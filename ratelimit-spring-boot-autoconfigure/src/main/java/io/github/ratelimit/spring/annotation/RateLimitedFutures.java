@@ -55,7 +55,7 @@ final class RateLimitedFutures {
 			});
 			return result;
 		}
-		CompletableFuture<Void> decided = this.enforcement.enforceAsync(limits, args, current);
+		CompletableFuture<Void> decided = this.enforcement.enforceAsync(limits, args, current, this.executor);
 		if (decided.isDone()) {
 			Throwable refusal = failure(decided);
 			return (refusal != null) ? CompletableFuture.failedFuture(refusal) : invocation.proceed();

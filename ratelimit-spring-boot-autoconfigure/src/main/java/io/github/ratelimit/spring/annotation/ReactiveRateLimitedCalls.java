@@ -90,7 +90,7 @@ final class ReactiveRateLimitedCalls {
 		Mono<Void> decided = this.currentRequest.request(context)
 			.defaultIfEmpty(CurrentRequest.NONE)
 			.flatMap((current) -> Mono.fromCompletionStage(ReactorObservationParent.within(context,
-					() -> this.enforcement.enforceAsync(limits, args, current))));
+					() -> this.enforcement.enforceAsync(limits, args, current, Runnable::run))));
 		return this.enforcement.blocking() ? decided.subscribeOn(Schedulers.boundedElastic()) : decided;
 	}
 

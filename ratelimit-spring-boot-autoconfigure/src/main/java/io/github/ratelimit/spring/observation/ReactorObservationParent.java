@@ -18,6 +18,16 @@ public final class ReactorObservationParent {
 	}
 
 	/**
+	 * The observation a Reactor context carries, to be the parent of the decisions of a subscription.
+	 * @param context the subscription's context
+	 * @return the observation, or {@code null} when it carries none
+	 */
+	public static @Nullable Observation of(ContextView context) {
+		Observation parent = context.getOrDefault(ObservationThreadLocalAccessor.KEY, null);
+		return (parent == null || parent.isNoop()) ? null : parent;
+	}
+
+	/**
 	 * Makes a call within the scope of the context's observation, if it carries one.
 	 * @param <T> the call's result
 	 * @param context the Reactor context of the subscription that makes the call

@@ -45,6 +45,17 @@ final class ExchangeEventLoop {
 		return (eventLoop != null) ? decision.publishOn(Schedulers.fromExecutor(eventLoop)) : decision;
 	}
 
+	/**
+	 * Where an exchange's steps that waited continue: its connection's event loop on Reactor Netty, else where they
+	 * complete.
+	 * @param exchange the exchange
+	 * @return the executor
+	 */
+	static Executor executor(ServerWebExchange exchange) {
+		Executor eventLoop = NETTY_PRESENT ? Netty.eventLoop(exchange) : null;
+		return (eventLoop != null) ? eventLoop : Runnable::run;
+	}
+
 	/** What needs Reactor Netty, loaded only with it. */
 	private static final class Netty {
 

@@ -1,11 +1,12 @@
 package io.github.ratelimit.spring.web.reactive;
 
-import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
 import io.github.ratelimit.spring.FilterPhase;
 import io.github.ratelimit.spring.PolicyDefinition;
+import io.github.ratelimit.spring.RateLimitChain;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitOutcome;
 import io.github.ratelimit.spring.RateLimitRegistry;
@@ -16,7 +17,6 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
 import org.springframework.core.Ordered;
-import org.springframework.http.server.PathContainer;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.filter.reactive.ServerWebExchangeContextFilter;
 import org.springframework.web.server.ServerWebExchange;
@@ -27,10 +27,10 @@ import org.springframework.web.server.WebFilterChain;
  * Applies configured policies with {@code paths} to the WebFlux requests they match, as the servlet filter does: a
  * request refused by any of them is answered with 429 (503 when a fail-closed policy cannot reach its backend) and
  * never reaches the application; an admitted one carries the headers of the policy with the fewest permits left;
- * shadow policies never change the response. Every decision is made through
- * {@link RateLimitEnforcer#enforceAsync}, so no event loop waits for Redis (with a blocking client, such as Jedis,
- * decisions are moved to Reactor's bounded elastic scheduler), and the exchange continues after each decision in a
- * task of its own on its connection's event loop ({@link ExchangeEventLoop}).
+ * shadow policies never change the response. The request's policies are decided by the one
+ * {@link RateLimitChain}, so no event loop waits for Redis (with a blocking client, such as Jedis, decisions are moved
+ * to Reactor's bounded elastic scheduler), and the exchange continues after its verdict in a task of its own on its
+ * connection's event loop ({@link ExchangeEventLoop}).
  * <p>
  * The auto-configuration registers one filter per {@link FilterPhase}: one ordered before Spring Security's
  * {@code WebFilterChainProxy}, one after it, which resolves the exchange's principal before keying its policies.
@@ -44,7 +44,7 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 
 	private final FilterPhase phase;
 
-	private final RateLimitEnforcer enforcer;
+	private final RateLimitChain chain;
 
 	private final RateLimitHeaders headers;
 
@@ -87,7 +87,7 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 		this.policies = policies;
 		this.phase = phase;
 		this.order = order;
-		this.enforcer = enforcer;
+		this.chain = new RateLimitChain(enforcer);
 		this.headers = headers;
 		this.problems = problems;
 	}
@@ -104,7 +104,7 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 
 	@Override
 	public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-		List<PolicyDefinition> applicable = applicable(exchange);
+		List<RateLimitChain.Step> applicable = applicable(exchange);
 		if (applicable.isEmpty()) {
 			return proceed(exchange, chain);
 		}
@@ -113,68 +113,41 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 					.map((principal) -> new WebFluxRateLimitRequest(exchange, principal))
 					.defaultIfEmpty(new WebFluxRateLimitRequest(exchange, null))
 				: Mono.just(new WebFluxRateLimitRequest(exchange, null));
-		return request.flatMap((limited) -> enforce(limited, applicable, 0, null, chain));
+		return request.flatMap((limited) -> decide(limited, applicable).flatMap((verdict) -> {
+			RateLimitOutcome refusal = verdict.refusal();
+			if (refusal != null) {
+				return refuse(refusal, limited);
+			}
+			RateLimitOutcome shown = verdict.shown();
+			if (shown != null) {
+				this.headers.write(shown, exchange.getResponse().getHeaders()::set);
+			}
+			return proceed(exchange, chain);
+		}));
 	}
 
-	private List<PolicyDefinition> applicable(ServerWebExchange exchange) {
+	private List<RateLimitChain.Step> applicable(ServerWebExchange exchange) {
 		List<PolicyDefinition> policies = this.policies.get();
 		if (policies.isEmpty()) {
 			return List.of();
 		}
-		String method = exchange.getRequest().getMethod().name();
-		PathContainer path = exchange.getRequest().getPath().pathWithinApplication();
-		List<PolicyDefinition> applicable = null;
-		for (PolicyDefinition policy : policies) {
-			if (policy.appliesTo(method, path)) {
-				if (applicable == null) {
-					applicable = new ArrayList<>(policies.size());
-				}
-				applicable.add(policy);
-			}
-		}
-		return (applicable != null) ? applicable : List.of();
+		return RateLimitChain.stepsFor(policies, exchange.getRequest().getMethod().name(),
+				exchange.getRequest().getPath().pathWithinApplication());
 	}
 
 	/**
-	 * Enforces the policies from {@code index} on, one after the other, the first refusal answering the request.
+	 * The request's verdict, decided as a child of the request's observation, each step that waited continuing on the
+	 * exchange's event loop (on Reactor's bounded elastic scheduler with a blocking client), and the verdict in a task
+	 * of its own on the event loop ({@link ExchangeEventLoop}).
 	 */
-	private Mono<Void> enforce(WebFluxRateLimitRequest request, List<PolicyDefinition> applicable, int index,
-			@Nullable RateLimitOutcome shown, WebFilterChain chain) {
-		if (index == applicable.size()) {
-			if (shown != null) {
-				this.headers.write(shown, request.exchange().getResponse().getHeaders()::set);
-			}
-			return proceed(request.exchange(), chain);
-		}
-		PolicyDefinition policy = applicable.get(index);
-		return Mono.fromCompletionStage(() -> policy.keyOfAsync(request))
-			.flatMap((key) -> decide(policy, key, request).flatMap((outcome) -> {
-				if (outcome.refused()) {
-					return refuse(outcome, request);
-				}
-				request.rateLimits().charged(policy, key);
-				RateLimitOutcome next = request.rateLimits().show(outcome) ? outcome : shown;
-				return enforce(request, applicable, index + 1, next, chain);
-			}));
-	}
-
-	/**
-	 * The outcome of one policy for a client, decided by the client's plan of it.
-	 */
-	private Mono<RateLimitOutcome> decide(PolicyDefinition policy, String key, WebFluxRateLimitRequest request) {
-		return Mono.fromCompletionStage(() -> policy.planForAsync(key, request))
-			.flatMap((plan) -> decide(plan, key, request.exchange()));
-	}
-
-	/**
-	 * The outcome of one plan (or policy without plans), decided as a child of the request's observation, continuing
-	 * in a task of its own on the exchange's event loop ({@link ExchangeEventLoop}).
-	 */
-	private Mono<RateLimitOutcome> decide(PolicyDefinition policy, String key, ServerWebExchange exchange) {
-		Mono<RateLimitOutcome> decision = Mono.deferContextual((context) -> Mono.fromCompletionStage(
-				ReactorObservationParent.within(context, () -> this.enforcer.enforceAsync(policy, key, policy.cost()))));
-		return ExchangeEventLoop.continueOn(
-				this.enforcer.blocking() ? decision.subscribeOn(Schedulers.boundedElastic()) : decision, exchange);
+	private Mono<RateLimitChain.Verdict> decide(WebFluxRateLimitRequest request, List<RateLimitChain.Step> applicable) {
+		ServerWebExchange exchange = request.exchange();
+		boolean blocking = this.chain.blocking();
+		Executor continuation = blocking ? Schedulers.boundedElastic()::schedule : ExchangeEventLoop.executor(exchange);
+		Mono<RateLimitChain.Verdict> verdict = Mono.deferContextual((context) -> Mono.fromCompletionStage(this.chain
+			.decide(request, applicable, true, continuation, ReactorObservationParent.of(context))));
+		return ExchangeEventLoop.continueOn(blocking ? verdict.subscribeOn(Schedulers.boundedElastic()) : verdict,
+				exchange);
 	}
 
 	private Mono<Void> refuse(RateLimitOutcome outcome, WebFluxRateLimitRequest request) {

@@ -4,13 +4,16 @@ import java.io.IOException;
 import java.util.List;
 import java.util.function.Supplier;
 
+import io.github.ratelimit.spring.CallingThread;
 import io.github.ratelimit.spring.FilterPhase;
 import io.github.ratelimit.spring.PolicyDefinition;
+import io.github.ratelimit.spring.RateLimitChain;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitOutcome;
 import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.spring.RateLimitRequest;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
+import io.micrometer.observation.Observation;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -43,7 +46,7 @@ public class RateLimitFilter extends OncePerRequestFilter {
 
 	private final Supplier<List<PolicyDefinition>> policies;
 
-	private final RateLimitEnforcer enforcer;
+	private final RateLimitChain chain;
 
 	private final RateLimitHeaders headers;
 
@@ -79,7 +82,7 @@ public class RateLimitFilter extends OncePerRequestFilter {
 	private RateLimitFilter(Supplier<List<PolicyDefinition>> policies, RateLimitEnforcer enforcer,
 			RateLimitHeaders headers, ProblemResponseWriter problems) {
 		this.policies = policies;
-		this.enforcer = enforcer;
+		this.chain = new RateLimitChain(enforcer);
 		this.headers = headers;
 		this.problems = problems;
 	}
@@ -102,28 +105,21 @@ public class RateLimitFilter extends OncePerRequestFilter {
 			this.problems.write(ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, MALFORMED_PATH), response);
 			return;
 		}
-		String method = request.getMethod();
-		RateLimitRequest limited = null;
-		RateLimitOutcome shown = null;
-		for (PolicyDefinition policy : policies) {
-			if (!policy.appliesTo(method, path)) {
-				continue;
-			}
-			if (limited == null) {
-				limited = new ServletRateLimitRequest(request);
-			}
-			String key = policy.keyOf(limited);
-			PolicyDefinition plan = policy.planFor(key, limited);
-			RateLimitOutcome outcome = this.enforcer.enforce(plan, key, plan.cost());
-			if (outcome.refused()) {
-				refuse(outcome, limited, response);
-				return;
-			}
-			limited.rateLimits().charged(policy, key);
-			if (limited.rateLimits().show(outcome)) {
-				shown = outcome;
-			}
+		List<RateLimitChain.Step> applicable = RateLimitChain.stepsFor(policies, request.getMethod(), path);
+		if (applicable.isEmpty()) {
+			chain.doFilter(request, response);
+			return;
 		}
+		RateLimitRequest limited = new ServletRateLimitRequest(request);
+		@Nullable Observation parent = this.chain.currentObservation();
+		RateLimitChain.Verdict verdict = CallingThread
+			.await((thread) -> this.chain.decide(limited, applicable, true, thread, parent));
+		RateLimitOutcome refusal = verdict.refusal();
+		if (refusal != null) {
+			refuse(refusal, limited, response);
+			return;
+		}
+		RateLimitOutcome shown = verdict.shown();
 		if (shown != null) {
 			this.headers.write(shown, response::setHeader);
 		}

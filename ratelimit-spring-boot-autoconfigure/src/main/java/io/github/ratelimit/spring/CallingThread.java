@@ -1,0 +1,80 @@
+package io.github.ratelimit.spring;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.function.Function;
+
+/**
+ * The edge where a caller that must have its answer (the servlet filter, a blocking {@code @RateLimited} method) waits
+ * for a {@link RateLimitChain}: the chain's continuations run on the calling thread itself, as they would had it
+ * decided step by step, so that a key or plan resolver of the application's never runs on the backend's client's
+ * event loop. The calling thread waits once per request, each decision bounded by the decision timeout. An interrupt
+ * while it waits does not cut the wait short (the decision is at most the timeout away); the thread keeps it.
+ */
+public final class CallingThread implements Executor {
+
+	private static final Runnable WAKE_UP = () -> {
+	};
+
+	private final LinkedBlockingQueue<Runnable> continuations = new LinkedBlockingQueue<>();
+
+	private CallingThread() {
+	}
+
+	/**
+	 * Starts a chain whose continuations the calling thread runs, and waits for its result.
+	 * @param <T> the result's type
+	 * @param chain starts the chain with the executor of its continuations
+	 * @return the result
+	 * @throws RuntimeException the chain's error, as it is
+	 * @throws Error the chain's error, as it is
+	 */
+	public static <T> T await(Function<Executor, CompletableFuture<T>> chain) {
+		CallingThread thread = new CallingThread();
+		CompletableFuture<T> result = chain.apply(thread);
+		if (!result.isDone()) {
+			result.whenComplete((value, error) -> thread.continuations.add(WAKE_UP));
+			thread.runUntilDone(result);
+		}
+		try {
+			return result.join();
+		}
+		catch (CompletionException ex) {
+			Throwable cause = ex.getCause();
+			if (cause instanceof RuntimeException runtime) {
+				throw runtime;
+			}
+			if (cause instanceof Error error) {
+				throw error;
+			}
+			throw ex;
+		}
+	}
+
+	@Override
+	public void execute(Runnable continuation) {
+		this.continuations.add(continuation);
+	}
+
+	private void runUntilDone(CompletableFuture<?> result) {
+		boolean interrupted = false;
+		try {
+			while (!result.isDone()) {
+				try {
+					this.continuations.take().run();
+				}
+				catch (InterruptedException ex) {
+					interrupted = true;
+				}
+			}
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+}

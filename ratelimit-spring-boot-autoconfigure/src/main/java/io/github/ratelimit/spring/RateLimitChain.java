@@ -1,0 +1,296 @@
+package io.github.ratelimit.spring;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.function.BiConsumer;
+
+import io.micrometer.observation.Observation;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.http.server.PathContainer;
+
+/**
+ * The one per-request chain: the policies that apply to a request (or to a {@code @RateLimited} call), one after the
+ * other, each from the client's key to its plan or override, its decision and its charge, to the request's
+ * {@link Verdict}: admitted, with the outcome whose headers the response shows, or refused by the first policy that
+ * refuses it. Both web filters and every {@code @RateLimited} return type only translate a request in and the verdict
+ * out; none of them loops over policies or decides.
+ * <p>
+ * A step whose stage is complete at once (a key in the request, no plan resolver to wait for, a lease in hand, the
+ * deny cache, an open breaker, the in-memory backend) continues on the thread that started it; a step that waits
+ * continues on the {@code continuation} executor the adapter gives, never on the thread that completed it (Lettuce's
+ * event loop, a plan resolver's thread): the calling thread itself for an adapter that waits
+ * ({@link CallingThread}), a WebFlux connection's event loop, or an executor of the application's.
+ * <p>
+ * A policy already charged for the same client in the same request (by the filter) is not charged again. The chain
+ * never completes exceptionally for a decision (the enforcer applies each policy's failure mode); it does when a key
+ * resolver, a plan resolver or a step's cost fails, with that error.
+ */
+public final class RateLimitChain {
+
+	private final RateLimitEnforcer enforcer;
+
+	/**
+	 * Creates the chain of an enforcer's decisions.
+	 * @param enforcer the enforcer
+	 */
+	public RateLimitChain(RateLimitEnforcer enforcer) {
+		this.enforcer = enforcer;
+	}
+
+	/**
+	 * Decides a request's policies, in order.
+	 * @param request the request, or {@code null} for a {@code @RateLimited} call outside one
+	 * @param steps the policies that apply, in order
+	 * @param charges whether an admitted policy is recorded as charged for the request's client, so that a
+	 * {@code @RateLimited} method naming it is not charged again in that request (the filter's policies)
+	 * @param continuation where a step that had to wait continues
+	 * @param parent the observation to observe the decisions under, or {@code null} for the one in scope on the
+	 * thread that makes each decision
+	 * @return the verdict
+	 */
+	public CompletableFuture<Verdict> decide(@Nullable RateLimitRequest request, List<? extends Step> steps,
+			boolean charges, Executor continuation, @Nullable Observation parent) {
+		CompletableFuture<Verdict> verdict = new CompletableFuture<>();
+		new Walk(request, steps, charges, continuation, parent, verdict).step(0, null);
+		return verdict;
+	}
+
+	/**
+	 * The steps of a web filter's policies that apply to a request.
+	 * @param policies the filter's policies, in order
+	 * @param method the request's method
+	 * @param path the request's path within the application
+	 * @return the steps of the policies whose paths and methods match, in order
+	 */
+	public static List<Step> stepsFor(List<PolicyDefinition> policies, String method, PathContainer path) {
+		List<Step> applicable = null;
+		for (PolicyDefinition policy : policies) {
+			if (policy.appliesTo(method, path)) {
+				if (applicable == null) {
+					applicable = new ArrayList<>(policies.size());
+				}
+				applicable.add(Step.of(policy));
+			}
+		}
+		return (applicable != null) ? applicable : List.of();
+	}
+
+	/**
+	 * The observation in scope on the calling thread, to observe the decisions of a chain under it wherever they are
+	 * made.
+	 * @return the observation, or {@code null} when there is none or decisions are not observed
+	 */
+	public @Nullable Observation currentObservation() {
+		return this.enforcer.currentObservation();
+	}
+
+	/**
+	 * Whether deciding blocks the thread that decides because the backend's client does (Jedis): a reactive adapter
+	 * decides on a thread that may block.
+	 * @return whether it blocks
+	 */
+	public boolean blocking() {
+		return this.enforcer.blocking();
+	}
+
+	/**
+	 * One policy as an adapter applies it to a request: where the client's key comes from, and what the request
+	 * costs.
+	 */
+	public interface Step {
+
+		/**
+		 * The policy.
+		 * @return the policy
+		 */
+		PolicyDefinition policy();
+
+		/**
+		 * The client's key.
+		 * @param request the request, or {@code null} outside one
+		 * @return the key, when known
+		 */
+		CompletionStage<String> key(@Nullable RateLimitRequest request);
+
+		/**
+		 * The permits the request costs under the client's plan.
+		 * @param plan the client's plan of the policy, or the policy
+		 * @param request the request, or {@code null} outside one
+		 * @return the permits, at least 1
+		 */
+		long cost(PolicyDefinition plan, @Nullable RateLimitRequest request);
+
+		/**
+		 * The step of a web filter's policy: the key from the policy's key strategy, the cost of the client's plan.
+		 * @param policy the policy
+		 * @return the step
+		 */
+		static Step of(PolicyDefinition policy) {
+			return new PolicyStep(policy);
+		}
+
+	}
+
+	/**
+	 * What a chain decided for a request.
+	 * @param shown the admitted outcome whose headers the response shows, or {@code null} for none
+	 * @param refusal the outcome of the policy that refused the request, or {@code null} when admitted
+	 */
+	public record Verdict(@Nullable RateLimitOutcome shown, @Nullable RateLimitOutcome refusal) {
+
+		/**
+		 * Whether every policy admitted the request.
+		 * @return whether it was admitted
+		 */
+		public boolean admitted() {
+			return this.refusal == null;
+		}
+
+	}
+
+	private record PolicyStep(PolicyDefinition policy) implements Step {
+
+		@Override
+		public CompletionStage<String> key(@Nullable RateLimitRequest request) {
+			if (request == null) {
+				throw new IllegalArgumentException("A web filter's policy decides a request");
+			}
+			return this.policy.keyOfAsync(request);
+		}
+
+		@Override
+		public long cost(PolicyDefinition plan, @Nullable RateLimitRequest request) {
+			return plan.cost();
+		}
+
+	}
+
+	/**
+	 * One request's walk through its steps, each stage continuing at once when complete, else on the continuation
+	 * executor.
+	 */
+	private final class Walk {
+
+		private final @Nullable RateLimitRequest request;
+
+		private final List<? extends Step> steps;
+
+		private final boolean charges;
+
+		private final Executor continuation;
+
+		private final @Nullable Observation parent;
+
+		private final CompletableFuture<Verdict> verdict;
+
+		Walk(@Nullable RateLimitRequest request, List<? extends Step> steps, boolean charges, Executor continuation,
+				@Nullable Observation parent, CompletableFuture<Verdict> verdict) {
+			this.request = request;
+			this.steps = steps;
+			this.charges = charges;
+			this.continuation = continuation;
+			this.parent = parent;
+			this.verdict = verdict;
+		}
+
+		void step(int index, @Nullable RateLimitOutcome shown) {
+			if (index == this.steps.size()) {
+				this.verdict.complete(new Verdict(shown, null));
+				return;
+			}
+			Step step = this.steps.get(index);
+			then(() -> step.key(this.request), (key) -> {
+				if (this.request != null && this.request.rateLimits().isCharged(step.policy(), key)) {
+					step(index + 1, shown);
+					return;
+				}
+				then(() -> step.policy().planForAsync(key, this.request),
+						(plan) -> then(() -> RateLimitChain.this.enforcer.enforceAsync(plan, key,
+								step.cost(plan, this.request), this.parent),
+								(outcome) -> decided(index, shown, step, key, outcome)));
+			});
+		}
+
+		private void decided(int index, @Nullable RateLimitOutcome shown, Step step, String key,
+				RateLimitOutcome outcome) {
+			if (outcome.refused()) {
+				this.verdict.complete(new Verdict(null, outcome));
+				return;
+			}
+			RateLimitOutcome next = shown;
+			if (this.request != null) {
+				if (this.charges) {
+					this.request.rateLimits().charged(step.policy(), key);
+				}
+				if (this.request.rateLimits().show(outcome)) {
+					next = outcome;
+				}
+			}
+			step(index + 1, next);
+		}
+
+		/**
+		 * Continues with a stage's value: at once when it is complete, else on the continuation executor; the walk
+		 * ends with the error of a stage that fails, or of a continuation that throws.
+		 */
+		private <T> void then(Stage<T> start, Continuation<T> next) {
+			CompletableFuture<T> stage;
+			try {
+				stage = start.get().toCompletableFuture();
+			}
+			catch (Throwable ex) {
+				this.verdict.completeExceptionally(ex);
+				return;
+			}
+			BiConsumer<T, Throwable> resume = (value, error) -> {
+				if (error != null) {
+					this.verdict.completeExceptionally(unwrap(error));
+					return;
+				}
+				try {
+					next.accept(value);
+				}
+				catch (Throwable ex) {
+					this.verdict.completeExceptionally(ex);
+				}
+			};
+			if (stage.isDone()) {
+				stage.whenComplete(resume);
+				return;
+			}
+			stage.whenComplete((value, error) -> {
+				try {
+					this.continuation.execute(() -> resume.accept(value, error));
+				}
+				catch (Throwable ex) {
+					this.verdict.completeExceptionally(ex);
+				}
+			});
+		}
+
+	}
+
+	private static Throwable unwrap(Throwable error) {
+		return (error instanceof CompletionException && error.getCause() != null) ? error.getCause() : error;
+	}
+
+	@FunctionalInterface
+	private interface Stage<T> {
+
+		CompletionStage<T> get();
+
+	}
+
+	@FunctionalInterface
+	private interface Continuation<T> {
+
+		void accept(T value);
+
+	}
+
+}
