@@ -32,8 +32,8 @@ public interface KeyResolver {
 
 	/**
 	 * The client key of a request, as every decision asks it. A resolver that looks the key up without blocking
-	 * overrides it; {@link #resolve(RateLimitRequest)} then serves only the callers that read a key outside a
-	 * decision (the Actuator endpoint).
+	 * overrides it; no decision then calls {@link #resolve(RateLimitRequest)} (nor does anything else in the
+	 * starter): it serves only the application's own callers.
 	 * @param request the request
 	 * @return the key when known, as {@link #resolve(RateLimitRequest)} gives it: by default, that key at once
 	 */

@@ -29,8 +29,9 @@ public interface ReactiveKeyResolver extends KeyResolver {
 	}
 
 	/**
-	 * The key, waiting for it: only for blocking callers (a servlet application, a {@code @RateLimited} method that
-	 * does not return a reactive type). WebFlux never calls it.
+	 * The key, waiting for it, for the application's own callers: no decision calls it (every decision, the servlet
+	 * filter's and every {@code @RateLimited} method's included, asks {@link #resolveAsync}, and one that waits does
+	 * so on its own thread, never on an event loop), and nothing else in the starter does.
 	 */
 	@Override
 	default @Nullable String resolve(RateLimitRequest request) {
