@@ -169,7 +169,8 @@ public class RateLimitEnforcer {
 		if (this.observations.isNoop()) {
 			return decideAsync(requested, key, permits);
 		}
-		RateLimitObservationContext context = new RateLimitObservationContext(requested, this.backend.name());
+		RateLimitObservationContext context = new RateLimitObservationContext(requested.name(), requested.planTag(),
+				this.backend.name());
 		Observation observation = observation(context).start();
 		CompletionStage<RateLimitOutcome> outcome;
 		try (Observation.Scope scope = observation.openScope()) {
@@ -185,7 +186,7 @@ public class RateLimitEnforcer {
 				observation.error(error);
 			}
 			else {
-				context.setOutcome(decided);
+				context.setOutcome(decided.kind().tag(), decided.policy().planTag());
 			}
 			observation.stop();
 		});

@@ -1,5 +1,6 @@
 package io.github.ratelimit.spring.annotation;
 
+import io.github.ratelimit.spring.RateLimitedCostException;
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Repeatable;

@@ -19,6 +19,7 @@ import io.github.ratelimit.spring.RateLimitChain;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitOutcome;
 import io.github.ratelimit.spring.RateLimitRequest;
+import io.github.ratelimit.spring.RateLimitedCostException;
 import io.github.ratelimit.spring.RequestKeyResolvers;
 import io.github.ratelimit.spring.annotation.RateLimitedPolicies.AnnotatedPolicy;
 import io.github.ratelimit.spring.web.RateLimitHeaders;

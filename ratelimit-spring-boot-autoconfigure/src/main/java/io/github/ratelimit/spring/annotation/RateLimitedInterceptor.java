@@ -8,6 +8,7 @@ import java.util.concurrent.ForkJoinPool;
 import io.github.ratelimit.spring.CurrentRequest;
 import io.github.ratelimit.spring.IpKeys;
 import io.github.ratelimit.spring.RateLimitEnforcer;
+import io.github.ratelimit.spring.RateLimitedCostException;
 import io.github.ratelimit.spring.ReactiveCurrentRequest;
 import io.github.ratelimit.spring.annotation.RateLimitedPolicies.AnnotatedPolicy;
 import io.github.ratelimit.spring.web.RateLimitHeaders;

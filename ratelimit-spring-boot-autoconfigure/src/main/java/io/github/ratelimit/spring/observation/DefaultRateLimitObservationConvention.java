@@ -1,6 +1,5 @@
 package io.github.ratelimit.spring.observation;
 
-import io.github.ratelimit.spring.RateLimitOutcome;
 import io.github.ratelimit.spring.observation.RateLimitObservationDocumentation.LowCardinalityKeyNames;
 import io.micrometer.common.KeyValues;
 
@@ -31,9 +30,9 @@ public class DefaultRateLimitObservationConvention implements RateLimitObservati
 
 	@Override
 	public KeyValues getLowCardinalityKeyValues(RateLimitObservationContext context) {
-		RateLimitOutcome.Kind outcome = context.getOutcome();
+		String outcome = context.getOutcome();
 		return KeyValues.of(LowCardinalityKeyNames.BACKEND.withValue(context.getBackend()),
-				LowCardinalityKeyNames.OUTCOME.withValue((outcome != null) ? outcome.tag() : UNKNOWN),
+				LowCardinalityKeyNames.OUTCOME.withValue((outcome != null) ? outcome : UNKNOWN),
 				LowCardinalityKeyNames.PLAN.withValue(context.getPlan()),
 				LowCardinalityKeyNames.POLICY.withValue(context.getPolicy()));
 	}

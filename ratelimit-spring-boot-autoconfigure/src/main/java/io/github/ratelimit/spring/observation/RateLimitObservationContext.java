@@ -1,7 +1,5 @@
 package io.github.ratelimit.spring.observation;
 
-import io.github.ratelimit.spring.PolicyDefinition;
-import io.github.ratelimit.spring.RateLimitOutcome;
 import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 
@@ -17,16 +15,17 @@ public class RateLimitObservationContext extends Observation.Context {
 
 	private String plan;
 
-	private RateLimitOutcome.@Nullable Kind outcome;
+	private @Nullable String outcome;
 
 	/**
 	 * Creates the context of a decision about to be made.
-	 * @param policy the policy (or the client's plan of it) requested
+	 * @param policy the policy's name
+	 * @param plan the plan requested, as metrics tag it ({@code none} for a policy without plans)
 	 * @param backend the name of the backend that decides ({@code redis} or {@code in-memory})
 	 */
-	public RateLimitObservationContext(PolicyDefinition policy, String backend) {
-		this.policy = policy.name();
-		this.plan = policy.planTag();
+	public RateLimitObservationContext(String policy, String plan, String backend) {
+		this.policy = policy;
+		this.plan = plan;
 		this.backend = backend;
 	}
 
@@ -40,7 +39,7 @@ public class RateLimitObservationContext extends Observation.Context {
 
 	/**
 	 * The plan the client was decided under (an override's plan once one applied), or
-	 * {@value PolicyDefinition#NO_PLAN_TAG} for a policy without plans, as metrics tag it.
+	 * {@code none} for a policy without plans, as metrics tag it.
 	 * @return the plan
 	 */
 	public String getPlan() {
@@ -56,20 +55,23 @@ public class RateLimitObservationContext extends Observation.Context {
 	}
 
 	/**
-	 * How the request was decided, or {@code null} while it is being decided (or when deciding failed with an error).
-	 * @return the outcome's kind
+	 * How the request was decided, as the {@code outcome} tag of the {@code ratelimit.requests} metric names it
+	 * ({@code allowed}, {@code denied}, ...), or {@code null} while it is being decided (or when deciding failed with
+	 * an error).
+	 * @return the outcome's tag
 	 */
-	public RateLimitOutcome.@Nullable Kind getOutcome() {
+	public @Nullable String getOutcome() {
 		return this.outcome;
 	}
 
 	/**
 	 * Records what the decision came to.
-	 * @param outcome the outcome
+	 * @param outcome the outcome's tag
+	 * @param plan the plan the client was decided under, as metrics tag it
 	 */
-	public void setOutcome(RateLimitOutcome outcome) {
-		this.outcome = outcome.kind();
-		this.plan = outcome.policy().planTag();
+	public void setOutcome(String outcome, String plan) {
+		this.outcome = outcome;
+		this.plan = plan;
 	}
 
 }

@@ -2,7 +2,7 @@ package io.github.ratelimit.spring.web;
 
 import io.github.ratelimit.spring.RateLimitExceededException;
 import io.github.ratelimit.spring.RateLimiterUnavailableException;
-import io.github.ratelimit.spring.annotation.RateLimitedCostException;
+import io.github.ratelimit.spring.RateLimitedCostException;
 
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;

@@ -8,6 +8,7 @@ import io.github.ratelimit.autoconfigure.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.spring.RateLimitExceededException;
+import io.github.ratelimit.spring.RateLimitedCostException;
 import io.github.ratelimit.test.TestRedisProperties;
 import org.junit.jupiter.api.Test;
 

@@ -2,7 +2,7 @@ package io.github.ratelimit.spring.web.reactive;
 
 import io.github.ratelimit.spring.RateLimitExceededException;
 import io.github.ratelimit.spring.RateLimiterUnavailableException;
-import io.github.ratelimit.spring.annotation.RateLimitedCostException;
+import io.github.ratelimit.spring.RateLimitedCostException;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
 import reactor.core.publisher.Mono;
 

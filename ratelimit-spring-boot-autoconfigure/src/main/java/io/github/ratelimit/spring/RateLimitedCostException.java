@@ -1,4 +1,4 @@
-package io.github.ratelimit.spring.annotation;
+package io.github.ratelimit.spring;
 
 import org.jspecify.annotations.Nullable;
 
@@ -7,7 +7,7 @@ import org.springframework.http.ProblemDetail;
 import org.springframework.web.ErrorResponseException;
 
 /**
- * Thrown when the {@code cost} expression of a {@link RateLimited} call does not come to a whole number of at least
+ * Thrown when the {@code cost} expression of a {@code @RateLimited} call does not come to a whole number of at least
  * one permit (it is below 1, not a number, or fails): the call is refused without being charged. Inside Spring MVC
  * it becomes a 400 Bad Request; elsewhere the caller gets the exception.
  */
