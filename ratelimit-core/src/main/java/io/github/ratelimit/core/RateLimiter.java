@@ -2,6 +2,8 @@ package io.github.ratelimit.core;
 
 import java.util.concurrent.CompletionStage;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Decides one policy for any number of clients, each identified by a key.
  * <p>
@@ -42,6 +44,18 @@ public interface RateLimiter {
 	 * @return the decision when made; completed exceptionally when the backend fails or does not answer in time
 	 */
 	CompletionStage<Decision> tryAcquireAsync(String key, long permits);
+
+	/**
+	 * Admits a request from what this limiter holds in this process, without calling a backend and without blocking,
+	 * when it can: a leased limiter's lease in hand. Callers ask this first, and the backend only when it answers
+	 * {@code null}; such an admission is not a backend call (no deny cache, no circuit breaker applies to it).
+	 * @param key the client's key, not empty
+	 * @param permits the request's cost, at least 1
+	 * @return the admission, or {@code null} (always, by default) when the backend must decide
+	 */
+	default @Nullable Decision tryLocal(String key, long permits) {
+		return null;
+	}
 
 	/**
 	 * Reads the state of {@code key} without consuming anything: the decision one permit would get now.

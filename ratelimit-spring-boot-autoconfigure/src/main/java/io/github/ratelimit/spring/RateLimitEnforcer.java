@@ -35,9 +35,9 @@ import org.jspecify.annotations.Nullable;
  * {@link RateLimitChain} of a request. Callers that must wait for the outcome wait at their edge
  * ({@link CallingThread}), once per request.
  * <p>
- * A policy whose limiter is a {@link LeasedRateLimiter} decides a request from the lease in hand first, without a
- * call (so neither the deny cache nor the circuit breaker applies, and a lease keeps serving while the backend is
- * down). Otherwise it asks the deny cache (a client the backend refused a moment ago is refused again without a
+ * A policy whose limiter can admit a request locally ({@link RateLimiter#tryLocal}: a {@link LeasedRateLimiter}'s
+ * lease in hand) decides it so first, without a call (so neither the deny cache nor the circuit breaker applies, and
+ * a lease keeps serving while the backend is down). Otherwise it asks the deny cache (a client the backend refused a moment ago is refused again without a
  * call), then the policy's limiter (for a leased policy, a renewal of its lease, refused or failing like any call),
  * unless the circuit breaker says the backend is failing. When the limiter throws, the policy's
  * failure mode decides: {@code open} lets the request through, {@code closed} refuses it with 503, {@code local} asks
@@ -273,11 +273,9 @@ public class RateLimitEnforcer {
 		if (permits < 1) {
 			throw new IllegalArgumentException("Permits must be at least 1, was " + permits);
 		}
-		if (policy.limiter() instanceof LeasedRateLimiter leased) {
-			Decision local = leased.tryLocal(key, permits);
-			if (local != null) {
-				return record(new RateLimitOutcome(policy, local, RateLimitOutcome.Kind.ALLOWED, permits), -1);
-			}
+		Decision local = policy.limiter().tryLocal(key, permits);
+		if (local != null) {
+			return record(new RateLimitOutcome(policy, local, RateLimitOutcome.Kind.ALLOWED, permits), -1);
 		}
 		Decision cached = (this.denyCache != null) ? this.denyCache.find(policy.scope(), key, permits) : null;
 		if (cached == null || !namesOnlyLimitsOf(policy, cached)) {
