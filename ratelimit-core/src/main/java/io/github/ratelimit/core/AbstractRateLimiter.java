@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
@@ -34,16 +35,13 @@ public abstract class AbstractRateLimiter implements RateLimiter {
 		return this.policy;
 	}
 
-	@Override
-	public final Decision tryAcquire(String key, long permits) {
-		checkKey(key);
-		checkPermits(permits);
-		if (permits > this.smallestCapacity) {
-			return unsatisfiable(permits);
-		}
-		return Decision.of(evaluate(key, permits, true), permits);
-	}
-
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Validates the request, refuses a cost above the policy's smallest capacity without calling the backend, then
+	 * asks the backend's {@link #evaluate} hook.
+	 * @throws IllegalArgumentException when the key is null or empty or {@code permits} below 1
+	 */
 	@Override
 	public final CompletionStage<Decision> tryAcquireAsync(String key, long permits) {
 		checkKey(key);
@@ -51,7 +49,7 @@ public abstract class AbstractRateLimiter implements RateLimiter {
 		if (permits > this.smallestCapacity) {
 			return CompletableFuture.completedFuture(unsatisfiable(permits));
 		}
-		return evaluateAsync(key, permits).thenApply((outcomes) -> Decision.of(outcomes, permits));
+		return call(() -> evaluate(key, permits, true)).thenApply((outcomes) -> Decision.of(outcomes, permits));
 	}
 
 	/**
@@ -75,7 +73,7 @@ public abstract class AbstractRateLimiter implements RateLimiter {
 		if (minimum > this.smallestCapacity) {
 			return CompletableFuture.completedFuture(new LeaseGrant(0, unsatisfiable(minimum), 0));
 		}
-		return lease(key, minimum, Math.min(maximum, this.smallestCapacity));
+		return call(() -> lease(key, minimum, Math.min(maximum, this.smallestCapacity)));
 	}
 
 	/**
@@ -100,19 +98,41 @@ public abstract class AbstractRateLimiter implements RateLimiter {
 		if (permits == 0 || this.policy.algorithm() != Algorithm.FIXED_WINDOW) {
 			return CompletableFuture.completedFuture(0L);
 		}
-		return returnLeased(key, grant.takenAtMicros(), permits);
+		return call(() -> returnLeased(key, grant.takenAtMicros(), permits));
 	}
 
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Asks the backend's {@link #evaluate} hook without consuming, and waits for its answer on the calling thread.
+	 */
 	@Override
 	public final Decision peek(String key) {
 		checkKey(key);
-		return Decision.of(evaluate(key, 1, false), 1);
+		return Decision.of(Waiting.await(call(() -> evaluate(key, 1, false))), 1);
 	}
 
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Asks the backend's {@link #clear} hook and waits for its answer on the calling thread.
+	 */
 	@Override
 	public final void reset(String key) {
 		checkKey(key);
-		clear(key);
+		Waiting.await(call(() -> clear(key)));
+	}
+
+	/**
+	 * A hook's answer, or its failure when it throws instead of answering with a failed stage.
+	 */
+	private static <T> CompletionStage<T> call(Supplier<CompletionStage<T>> hook) {
+		try {
+			return hook.get();
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
 	}
 
 	/**
@@ -131,29 +151,14 @@ public abstract class AbstractRateLimiter implements RateLimiter {
 
 	/**
 	 * Evaluates every limit of the policy for one request, atomically, and when {@code consume} is set and every
-	 * limit admits it, takes the permits from all of them.
+	 * limit admits it, takes the permits from all of them; without blocking the calling thread where the backend's
+	 * client allows it (backends that decide in memory answer with a completed stage).
 	 * @param key the client's key
 	 * @param permits the permits asked for, at least 1 and at most the policy's smallest capacity
 	 * @param consume whether to take the permits when admitted, or only report
-	 * @return one outcome per limit, in the policy's order
-	 */
-	protected abstract List<LimitOutcome> evaluate(String key, long permits, boolean consume);
-
-	/**
-	 * Evaluates every limit of the policy for one request and takes the permits when every limit admits it, without
-	 * blocking the calling thread. Backends that decide in memory answer at once, which is what this default does.
-	 * @param key the client's key
-	 * @param permits the permits asked for, at least 1 and at most the policy's smallest capacity
 	 * @return one outcome per limit, in the policy's order, when known
 	 */
-	protected CompletionStage<List<LimitOutcome>> evaluateAsync(String key, long permits) {
-		try {
-			return CompletableFuture.completedFuture(evaluate(key, permits, true));
-		}
-		catch (RuntimeException ex) {
-			return CompletableFuture.failedFuture(ex);
-		}
-	}
+	protected abstract CompletionStage<List<LimitOutcome>> evaluate(String key, long permits, boolean consume);
 
 	/**
 	 * Takes a lease atomically: the most permits every limit has available now, at most {@code maximum}, when that is
@@ -197,8 +202,9 @@ public abstract class AbstractRateLimiter implements RateLimiter {
 	/**
 	 * Forgets the state of every limit for the key.
 	 * @param key the client's key
+	 * @return done when forgotten
 	 */
-	protected abstract void clear(String key);
+	protected abstract CompletionStage<Void> clear(String key);
 
 	private void checkLeasable() {
 		if (!this.policy.algorithm().leasable()) {

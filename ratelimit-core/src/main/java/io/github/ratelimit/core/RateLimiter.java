@@ -27,18 +27,26 @@ public interface RateLimiter {
 	}
 
 	/**
-	 * Asks for {@code permits} permits for {@code key}, granted from every limit or from none.
+	 * Asks for {@code permits} permits for {@code key}, granted from every limit or from none, and waits for the
+	 * decision on the calling thread: {@link #tryAcquireAsync(String, long)}'s decision, awaited (the one way every
+	 * limiter decides).
 	 * @param key the client's key, not empty
 	 * @param permits the request's cost, at least 1
 	 * @return the decision; when {@code permits} exceeds a limit's capacity, a denial that is not
 	 * {@linkplain Decision#satisfiable() satisfiable}
+	 * @throws RuntimeException the backend's failure (Redis': a Spring {@code DataAccessException}, a timeout past the
+	 * decision timeout among them)
+	 * @throws java.util.concurrent.CancellationException when the calling thread is interrupted while it waits (its
+	 * interrupt flag is kept)
 	 */
-	Decision tryAcquire(String key, long permits);
+	default Decision tryAcquire(String key, long permits) {
+		return Waiting.await(tryAcquireAsync(key, permits));
+	}
 
 	/**
 	 * Asks for {@code permits} permits for {@code key} without blocking the calling thread where the backend's client
 	 * allows it (in memory, and Redis through Lettuce; Redis through a blocking client such as Jedis decides before
-	 * returning): the same decision as {@link #tryAcquire(String, long)}, for reactive and asynchronous callers.
+	 * returning). Every decision is made here; {@link #tryAcquire(String, long)} waits for it.
 	 * @param key the client's key, not empty
 	 * @param permits the request's cost, at least 1
 	 * @return the decision when made; completed exceptionally when the backend fails or does not answer in time

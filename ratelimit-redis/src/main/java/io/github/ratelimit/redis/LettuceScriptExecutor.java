@@ -10,7 +10,9 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
 
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
@@ -19,12 +21,12 @@ import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.event.connection.ConnectionActivatedEvent;
+import io.netty.util.Timeout;
+import io.netty.util.TimerTask;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
-import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.QueryTimeoutException;
@@ -36,14 +38,14 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 /**
  * Sends the backend's commands straight to Lettuce's native async API, on the connection the application's
  * {@link LettuceConnectionFactory} gives (its shared connection unless sharing is off), with pre-encoded keys and
- * arguments and the script's precomputed SHA-1. A call waits on Lettuce's own future, at most the decision timeout.
- * While the connection is down (Lettuce reconnecting), a call fails at once with a
- * {@link RedisConnectionFailureException} rather than waiting in Lettuce's queue for the timeout, and being carried
- * out after its caller gave up; so does an asynchronous call while no connection is held yet (Redis could not be
- * reached at start-up), while one is opened on a thread of its own, never on the caller's (perhaps an event loop).
+ * arguments and the script's precomputed SHA-1. A call never blocks its caller: it answers with a stage that
+ * completes when Redis answers or, past the decision timeout, with a {@link QueryTimeoutException}, timed by the one
+ * {@link DecisionTimer} of every call. While the connection is down (Lettuce reconnecting), a call fails at once with
+ * a {@link RedisConnectionFailureException} rather than waiting in Lettuce's queue for the timeout, and being carried
+ * out after its caller gave up; so does a call while no connection is held yet (Redis could not be reached at
+ * start-up), while one is opened on a thread of its own, never on the caller's (perhaps an event loop).
  * After every (re)connection Lettuce announces, the scripts are loaded again, so a
- * restarted, failed-over or new node never answers a decision with NOSCRIPT. A caller interrupted while it waits
- * gets a {@link CancellationException} (not a timeout) and keeps its interrupt flag.
+ * restarted, failed-over or new node never answers a decision with NOSCRIPT.
  */
 final class LettuceScriptExecutor implements ScriptExecutor {
 
@@ -53,11 +55,15 @@ final class LettuceScriptExecutor implements ScriptExecutor {
 
 	private final Duration timeout;
 
+	private final DecisionTimer timer = DecisionTimer.open();
+
 	private final Object lock = new Object();
 
 	private volatile @Nullable Held held;
 
-	private final AtomicBoolean connecting = new AtomicBoolean();
+	private final AtomicReference<@Nullable CompletableFuture<Held>> connecting = new AtomicReference<>();
+
+	private volatile boolean attempted;
 
 	private volatile List<LuaScript> scripts = List.of();
 
@@ -95,27 +101,9 @@ final class LettuceScriptExecutor implements ScriptExecutor {
 	}
 
 	@Override
-	public List<Object> run(LuaScript script, byte[][] keys, byte[][] arguments) {
-		return await(evaluate(script, keys, arguments), "EVALSHA");
-	}
-
-	@Override
-	public CompletionStage<List<Object>> runAsync(LuaScript script, byte[][] keys, byte[][] arguments) {
-		CompletionStage<List<Object>> call;
-		try {
-			call = evaluate(heldOrConnectInBackground(), script, keys, arguments);
-		}
-		catch (RuntimeException ex) {
-			return CompletableFuture.failedFuture(ex);
-		}
-		// the decision timeout is a Reactor timer (parallel scheduler), as on every reactive path. Cancelling a timer
-		// when Redis answers may wait briefly for its delay queue's lock, on Lettuce's event loop: Reactor's own
-		// BlockHound integration allows that wait for its timers, not for CompletableFuture.orTimeout's, and an error
-		// thrown inside Lettuce's decoding loop stops it answering the connection's other commands
-		return Mono.fromCompletionStage(call)
-			.timeout(this.timeout, Schedulers.parallel())
-			.onErrorMap((error) -> translate(unwrap(error), "EVALSHA"))
-			.toFuture();
+	public CompletionStage<List<Object>> run(LuaScript script, byte[][] keys, byte[][] arguments) {
+		return call("EVALSHA", (commands) -> commands.evalsha(script.sha1(), ScriptOutputType.MULTI, keys, arguments),
+				(commands) -> commands.eval(script.bytes(), ScriptOutputType.MULTI, keys, arguments));
 	}
 
 	@Override
@@ -124,12 +112,13 @@ final class LettuceScriptExecutor implements ScriptExecutor {
 	}
 
 	@Override
-	public void delete(byte[][] keys) {
-		await(connectedCommands("DEL").del(keys), "DEL");
+	public CompletionStage<Void> delete(byte[][] keys) {
+		return call("DEL", (commands) -> commands.del(keys), null).thenApply((deleted) -> null);
 	}
 
 	@Override
 	public void close() {
+		this.timer.close();
 		synchronized (this.lock) {
 			if (this.reconnections != null) {
 				this.reconnections.dispose();
@@ -143,16 +132,41 @@ final class LettuceScriptExecutor implements ScriptExecutor {
 		}
 	}
 
-	private CompletionStage<List<Object>> evaluate(LuaScript script, byte[][] keys, byte[][] arguments) {
-		return evaluate(connect(), script, keys, arguments);
-	}
-
-	private CompletionStage<List<Object>> evaluate(Held held, LuaScript script, byte[][] keys, byte[][] arguments) {
-		RedisClusterAsyncCommands<byte[], byte[]> commands = connected(held, "EVALSHA");
-		CompletionStage<List<Object>> call = commands.evalsha(script.sha1(), ScriptOutputType.MULTI, keys, arguments);
-		return call.exceptionallyCompose((error) -> (unwrap(error) instanceof RedisNoScriptException)
-				? commands.eval(script.bytes(), ScriptOutputType.MULTI, keys, arguments)
-				: CompletableFuture.failedFuture(error));
+	/**
+	 * Sends a command on the held connection, bounded by the decision timeout. Before any connection was attempted
+	 * (a backend used without being started), the command waits for the first, opened on a thread of its own.
+	 * @param command the command's name, for errors
+	 * @param send sends it
+	 * @param noScript sends it again as a script's source when Redis answers NOSCRIPT, or {@code null}
+	 * @return the reply when it comes, or the failure translated into a {@link DataAccessException}
+	 */
+	private <T> CompletionStage<T> call(String command,
+			Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletionStage<T>> send,
+			@Nullable Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletionStage<T>> noScript) {
+		Call<T> call = new Call<>(command, send, noScript);
+		call.timeout = this.timer.schedule(call, this.timeout.toNanos());
+		Held current = this.held;
+		if (current != null) {
+			call.sendOn(current);
+			return call;
+		}
+		boolean first = !this.attempted;
+		CompletableFuture<Held> connection = connectInBackground();
+		if (first) {
+			connection.whenComplete((held, error) -> {
+				if (error != null) {
+					call.accept(null, error);
+				}
+				else {
+					call.sendOn(held);
+				}
+			});
+		}
+		else {
+			call.accept(null, new RedisConnectionFailureException(
+					"Redis is not connected (connecting in the background); " + command + " not sent"));
+		}
+		return call;
 	}
 
 	/**
@@ -182,14 +196,6 @@ final class LettuceScriptExecutor implements ScriptExecutor {
 		return loads;
 	}
 
-	/**
-	 * The commands of the held connection, if it is connected: a command sent while Lettuce reconnects would wait in
-	 * its queue until the timeout, and then perhaps run after all.
-	 */
-	private RedisClusterAsyncCommands<byte[], byte[]> connectedCommands(String command) {
-		return connected(connect(), command);
-	}
-
 	private static RedisClusterAsyncCommands<byte[], byte[]> connected(Held held, String command) {
 		if (!held.stateful().isOpen()) {
 			throw new RedisConnectionFailureException(
@@ -199,32 +205,33 @@ final class LettuceScriptExecutor implements ScriptExecutor {
 	}
 
 	/**
-	 * The held connection, for a caller that must not block: when there is none yet (Redis could not be reached at
-	 * start-up), one is opened on a thread of its own, one attempt at a time, and the call fails at once with a
-	 * {@link RedisConnectionFailureException}, as while Lettuce reconnects, rather than waiting for the connection on
-	 * an event loop.
+	 * Opens the connection on a thread of its own, one attempt at a time, for a caller that must not block (perhaps on
+	 * an event loop) while none is held: Redis could not be reached at start-up, or the backend was not started.
+	 * @return the attempt in progress
 	 */
-	private Held heldOrConnectInBackground() {
-		Held current = this.held;
-		if (current != null) {
-			return current;
+	private CompletableFuture<Held> connectInBackground() {
+		CompletableFuture<Held> attempt = new CompletableFuture<>();
+		CompletableFuture<Held> inProgress = this.connecting.compareAndExchange(null, attempt);
+		if (inProgress != null) {
+			return inProgress;
 		}
-		if (this.connecting.compareAndSet(false, true)) {
-			Thread connector = new Thread(() -> {
-				try {
-					loadScripts(connect());
-				}
-				catch (RuntimeException ex) {
-					logger.debug("Could not connect to Redis for rate limit decisions: " + describe(ex));
-				}
-				finally {
-					this.connecting.set(false);
-				}
-			}, "ratelimit-redis-connect");
-			connector.setDaemon(true);
-			connector.start();
-		}
-		throw new RedisConnectionFailureException("Redis is not connected (connecting in the background); EVALSHA not sent");
+		Thread connector = new Thread(() -> {
+			try {
+				Held connected = connect();
+				loadScripts(connected);
+				attempt.complete(connected);
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Could not connect to Redis for rate limit decisions: " + describe(ex));
+				attempt.completeExceptionally(ex);
+			}
+			finally {
+				this.connecting.set(null);
+			}
+		}, "ratelimit-redis-connect");
+		connector.setDaemon(true);
+		connector.start();
+		return attempt;
 	}
 
 	/**
@@ -236,37 +243,17 @@ final class LettuceScriptExecutor implements ScriptExecutor {
 			return held;
 		}
 		synchronized (this.lock) {
-			Held current = this.held;
-			if (current == null) {
-				current = Held.of(this.connectionFactory.getConnection());
-				this.held = current;
+			try {
+				Held current = this.held;
+				if (current == null) {
+					current = Held.of(this.connectionFactory.getConnection());
+					this.held = current;
+				}
+				return current;
 			}
-			return current;
-		}
-	}
-
-	private <T> T await(CompletionStage<T> call, String command) {
-		CompletableFuture<T> future = call.toCompletableFuture();
-		try {
-			return future.get(this.timeout.toNanos(), TimeUnit.NANOSECONDS);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			future.cancel(false);
-			CancellationException interrupted = new CancellationException(
-					"Interrupted while waiting for Redis to answer " + command);
-			interrupted.initCause(ex);
-			throw interrupted;
-		}
-		catch (TimeoutException ex) {
-			future.cancel(false);
-			throw timeout(command, ex);
-		}
-		catch (CancellationException ex) {
-			throw translate(ex, command);
-		}
-		catch (ExecutionException ex) {
-			throw translate(unwrap(ex), command);
+			finally {
+				this.attempted = true;
+			}
 		}
 	}
 
@@ -278,8 +265,7 @@ final class LettuceScriptExecutor implements ScriptExecutor {
 			return dataAccess;
 		}
 		if (error instanceof CancellationException) {
-			// not our caller's interrupt (that is thrown as it is, above): Lettuce cancelled the command, as it does
-			// to the commands in flight when its connection is reset
+			// Lettuce cancelled the command, as it does to the commands in flight when its connection is reset
 			return new RedisConnectionFailureException("Redis connection cancelled " + command + ": "
 					+ error.getMessage(), error);
 		}
@@ -310,6 +296,77 @@ final class LettuceScriptExecutor implements ScriptExecutor {
 	private static String describe(Throwable error) {
 		Throwable cause = unwrap(error);
 		return cause.getClass().getSimpleName() + ": " + cause.getMessage();
+	}
+
+	/**
+	 * One call: the answer its caller gets, the callback of Lettuce's reply and the timeout's task in one object.
+	 * Whichever comes first completes the answer: Redis' reply (or, on NOSCRIPT, the reply to the script's source),
+	 * its failure, or the timeout.
+	 */
+	private final class Call<T> extends CompletableFuture<T> implements BiConsumer<T, Throwable>, TimerTask {
+
+		private final String command;
+
+		private final Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletionStage<T>> send;
+
+		private @Nullable Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletionStage<T>> noScript;
+
+		private @Nullable RedisClusterAsyncCommands<byte[], byte[]> commands;
+
+		private @Nullable Timeout timeout;
+
+		Call(String command, Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletionStage<T>> send,
+				@Nullable Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletionStage<T>> noScript) {
+			this.command = command;
+			this.send = send;
+			this.noScript = noScript;
+		}
+
+		void sendOn(Held held) {
+			try {
+				this.commands = connected(held, this.command);
+				this.send.apply(this.commands).whenComplete(this);
+			}
+			catch (RuntimeException ex) {
+				accept(null, ex);
+			}
+		}
+
+		@Override
+		public void accept(@Nullable T reply, @Nullable Throwable error) {
+			if (error == null) {
+				cancelTimeout();
+				complete(reply);
+				return;
+			}
+			Throwable cause = unwrap(error);
+			Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletionStage<T>> retry = this.noScript;
+			if (retry != null && this.commands != null && cause instanceof RedisNoScriptException && !isDone()) {
+				this.noScript = null;
+				try {
+					retry.apply(this.commands).whenComplete(this);
+					return;
+				}
+				catch (RuntimeException ex) {
+					cause = ex;
+				}
+			}
+			cancelTimeout();
+			completeExceptionally(translate(cause, this.command));
+		}
+
+		@Override
+		public void run(Timeout timeout) {
+			completeExceptionally(timeout(this.command, null));
+		}
+
+		private void cancelTimeout() {
+			Timeout pending = this.timeout;
+			if (pending != null) {
+				pending.cancel();
+			}
+		}
+
 	}
 
 	/**

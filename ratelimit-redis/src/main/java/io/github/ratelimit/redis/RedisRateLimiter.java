@@ -42,18 +42,14 @@ class RedisRateLimiter extends AbstractRateLimiter {
 	}
 
 	@Override
-	protected List<LimitOutcome> evaluate(String key, long permits, boolean consume) {
-		return outcomes(this.redis.run(this.script, this.keys.encodedKeys(key), this.arguments.of(permits, consume)));
-	}
-
-	@Override
-	protected CompletionStage<List<LimitOutcome>> evaluateAsync(String key, long permits) {
-		return this.redis.runAsync(this.script, this.keys.encodedKeys(key), this.arguments.of(permits, true)).thenApply(this::outcomes);
+	protected CompletionStage<List<LimitOutcome>> evaluate(String key, long permits, boolean consume) {
+		return this.redis.run(this.script, this.keys.encodedKeys(key), this.arguments.of(permits, consume))
+			.thenApply(this::outcomes);
 	}
 
 	@Override
 	protected CompletionStage<LeaseGrant> lease(String key, long minimum, long maximum) {
-		return this.redis.runAsync(this.script, this.keys.encodedKeys(key), this.arguments.lease(minimum, maximum))
+		return this.redis.run(this.script, this.keys.encodedKeys(key), this.arguments.lease(minimum, maximum))
 			.thenApply((reply) -> {
 				int at = VALUES_PER_LIMIT * this.limits.length;
 				return leaseGrant(outcomes(reply), number(reply, at), minimum, number(reply, at + 1));
@@ -63,14 +59,14 @@ class RedisRateLimiter extends AbstractRateLimiter {
 	@Override
 	protected CompletionStage<Long> returnLeased(String key, long takenAtMicros, long permits) {
 		return this.redis
-			.runAsync(LuaScript.fixedWindowReturn(), this.keys.encodedKeys(key),
+			.run(LuaScript.fixedWindowReturn(), this.keys.encodedKeys(key),
 					this.arguments.giveBack(permits, takenAtMicros))
 			.thenApply((reply) -> number(reply, 0));
 	}
 
 	@Override
-	protected void clear(String key) {
-		this.redis.delete(this.keys.encodedKeys(key));
+	protected CompletionStage<Void> clear(String key) {
+		return this.redis.delete(this.keys.encodedKeys(key));
 	}
 
 	private List<LimitOutcome> outcomes(List<Object> reply) {

@@ -18,35 +18,27 @@ interface ScriptExecutor extends AutoCloseable {
 	void start(List<LuaScript> scripts);
 
 	/**
-	 * Runs a script by its SHA-1, sending its source instead when Redis does not know it (NOSCRIPT), and waits for
-	 * the reply at most the decision timeout.
+	 * Runs a script by its SHA-1, sending its source instead when Redis does not know it (NOSCRIPT), without
+	 * blocking the calling thread where the client allows it.
 	 * @param script the script
 	 * @param keys its keys
 	 * @param arguments its arguments
-	 * @return the reply, a list of integers
+	 * @return the reply, a list of integers, when it comes; or the failure (a timeout past the decision timeout)
 	 */
-	List<Object> run(LuaScript script, byte[][] keys, byte[][] arguments);
+	CompletionStage<List<Object>> run(LuaScript script, byte[][] keys, byte[][] arguments);
 
 	/**
-	 * Runs a script like {@link #run}, without blocking the calling thread where the client allows it.
-	 * @param script the script
-	 * @param keys its keys
-	 * @param arguments its arguments
-	 * @return the reply when it comes, or the failure (a timeout past the decision timeout)
-	 */
-	CompletionStage<List<Object>> runAsync(LuaScript script, byte[][] keys, byte[][] arguments);
-
-	/**
-	 * Whether {@link #runAsync} blocks the calling thread until Redis answers (a blocking client).
+	 * Whether {@link #run} blocks the calling thread until Redis answers (a blocking client).
 	 * @return whether it blocks
 	 */
 	boolean blocking();
 
 	/**
-	 * Deletes keys.
+	 * Deletes keys, like {@link #run}.
 	 * @param keys the keys, all in one hash slot
+	 * @return done when deleted; or the failure
 	 */
-	void delete(byte[][] keys);
+	CompletionStage<Void> delete(byte[][] keys);
 
 	@Override
 	void close();

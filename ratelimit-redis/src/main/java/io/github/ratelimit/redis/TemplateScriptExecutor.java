@@ -14,7 +14,7 @@ import org.springframework.data.redis.connection.ReturnType;
 
 /**
  * Sends the backend's commands through Spring Data Redis' blocking connections, for connection factories other than
- * Lettuce's (Jedis). Calls block the caller, and the client's own command timeout bounds them
+ * Lettuce's (Jedis). Calls block the caller (answering with a completed stage), and the client's own command timeout bounds them
  * ({@code spring.data.redis.timeout}); the decision timeout cannot cut them shorter.
  */
 final class TemplateScriptExecutor implements ScriptExecutor {
@@ -41,29 +41,22 @@ final class TemplateScriptExecutor implements ScriptExecutor {
 	}
 
 	@Override
-	public List<Object> run(LuaScript script, byte[][] keys, byte[][] arguments) {
+	public CompletionStage<List<Object>> run(LuaScript script, byte[][] keys, byte[][] arguments) {
 		byte[][] keysAndArguments = new byte[keys.length + arguments.length][];
 		System.arraycopy(keys, 0, keysAndArguments, 0, keys.length);
 		System.arraycopy(arguments, 0, keysAndArguments, keys.length, arguments.length);
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
 			try {
-				return connection.scriptingCommands().evalSha(script.sha1(), ReturnType.MULTI, keys.length,
-						keysAndArguments);
+				return CompletableFuture.completedFuture(connection.scriptingCommands()
+					.evalSha(script.sha1(), ReturnType.MULTI, keys.length, keysAndArguments));
 			}
 			catch (DataAccessException ex) {
 				if (!isNoScript(ex)) {
 					throw ex;
 				}
-				return connection.scriptingCommands().eval(script.bytes(), ReturnType.MULTI, keys.length,
-						keysAndArguments);
+				return CompletableFuture.completedFuture(connection.scriptingCommands()
+					.eval(script.bytes(), ReturnType.MULTI, keys.length, keysAndArguments));
 			}
-		}
-	}
-
-	@Override
-	public CompletionStage<List<Object>> runAsync(LuaScript script, byte[][] keys, byte[][] arguments) {
-		try {
-			return CompletableFuture.completedFuture(run(script, keys, arguments));
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
@@ -76,9 +69,13 @@ final class TemplateScriptExecutor implements ScriptExecutor {
 	}
 
 	@Override
-	public void delete(byte[][] keys) {
+	public CompletionStage<Void> delete(byte[][] keys) {
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
 			connection.keyCommands().del(keys);
+			return CompletableFuture.completedFuture(null);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
 		}
 	}
 

@@ -272,8 +272,8 @@ class BackendFailureTests {
 	}
 
 	/**
-	 * Waits until a thread deciding through the executor waits for Redis' answer: its command has then been handed
-	 * to Lettuce, so that a reset of the connection cancels it.
+	 * Waits until a thread deciding through the executor waits for Redis' answer (in the core API's one wait, which
+	 * it reaches once the executor handed its command to Lettuce), so that a reset of the connection cancels it.
 	 */
 	private static void awaitWaitingForRedis(Thread caller) throws InterruptedException {
 		long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
@@ -288,7 +288,7 @@ class BackendFailureTests {
 		List<String> frames = Arrays.stream(thread.getStackTrace()).map(StackTraceElement::getClassName).toList();
 		return (state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING)
 				&& frames.contains(CompletableFuture.class.getName())
-				&& frames.contains(LettuceScriptExecutor.class.getName());
+				&& frames.contains("io.github.ratelimit.core.Waiting");
 	}
 
 	/** A factory's shared native connection, which a backend's decisions use. */

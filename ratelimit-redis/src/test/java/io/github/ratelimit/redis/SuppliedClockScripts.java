@@ -198,8 +198,9 @@ public final class SuppliedClockScripts {
 		}
 
 		@Override
-		protected List<LimitOutcome> evaluate(String key, long permits, boolean consume) {
-			return run(this.redis, policy(), this.keys.keys(key), permits, consume, now());
+		protected CompletionStage<List<LimitOutcome>> evaluate(String key, long permits, boolean consume) {
+			return CompletableFuture
+				.completedFuture(run(this.redis, policy(), this.keys.keys(key), permits, consume, now()));
 		}
 
 		@Override
@@ -216,8 +217,9 @@ public final class SuppliedClockScripts {
 		}
 
 		@Override
-		protected void clear(String key) {
+		protected CompletionStage<Void> clear(String key) {
 			this.redis.delete(this.keys.keys(key));
+			return CompletableFuture.completedFuture(null);
 		}
 
 		private long now() {

@@ -199,33 +199,6 @@ public final class LeasedRateLimiter implements RateLimiter, AutoCloseable {
 	}
 
 	/**
-	 * Decides from the lease in hand, or waits for the key's renewal, blocking the calling thread.
-	 * @param key the client's key, not empty
-	 * @param permits the request's cost, at least 1
-	 * @return the decision
-	 */
-	@Override
-	public Decision tryAcquire(String key, long permits) {
-		Decision local = tryLocal(key, permits);
-		if (local != null) {
-			return local;
-		}
-		try {
-			return tryAcquireAsync(key, permits).toCompletableFuture().join();
-		}
-		catch (CompletionException ex) {
-			Throwable cause = ex.getCause();
-			if (cause instanceof RuntimeException runtime) {
-				throw runtime;
-			}
-			if (cause instanceof Error error) {
-				throw error;
-			}
-			throw ex;
-		}
-	}
-
-	/**
 	 * Decides from the lease in hand, or once the key's renewal (started by this request or one before it) completes.
 	 * @param key the client's key, not empty
 	 * @param permits the request's cost, at least 1

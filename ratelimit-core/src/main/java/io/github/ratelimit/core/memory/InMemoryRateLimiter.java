@@ -1,6 +1,5 @@
 package io.github.ratelimit.core.memory;
 
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -36,11 +35,11 @@ class InMemoryRateLimiter extends AbstractRateLimiter {
 	}
 
 	@Override
-	protected List<LimitOutcome> evaluate(String key, long permits, boolean consume) {
+	protected CompletionStage<List<LimitOutcome>> evaluate(String key, long permits, boolean consume) {
 		LimitOutcome[] outcomes = new LimitOutcome[policy().limits().size()];
 		this.backend.entries()
 			.compute(entryKey(key), (entryKey, entry) -> decide(entry, this.backend.now(), permits, consume, outcomes));
-		return new ArrayList<>(Arrays.asList(outcomes));
+		return CompletableFuture.completedFuture(Arrays.asList(outcomes));
 	}
 
 	@Override
@@ -48,21 +47,16 @@ class InMemoryRateLimiter extends AbstractRateLimiter {
 		List<Limit> limits = policy().limits();
 		LimitOutcome[] outcomes = new LimitOutcome[limits.size()];
 		long[] grant = new long[2];
-		try {
-			this.backend.entries().compute(entryKey(key), (entryKey, entry) -> {
-				long now = this.backend.now();
-				long available = maximum;
-				for (int i = 0; i < limits.size(); i++) {
-					available = Math.min(available, this.algorithm.available(live(entry, i, now), limits.get(i), now));
-				}
-				grant[0] = (available >= minimum) ? available : 0;
-				grant[1] = now;
-				return decide(entry, now, Math.max(grant[0], minimum), true, outcomes);
-			});
-		}
-		catch (RuntimeException ex) {
-			return CompletableFuture.failedFuture(ex);
-		}
+		this.backend.entries().compute(entryKey(key), (entryKey, entry) -> {
+			long now = this.backend.now();
+			long available = maximum;
+			for (int i = 0; i < limits.size(); i++) {
+				available = Math.min(available, this.algorithm.available(live(entry, i, now), limits.get(i), now));
+			}
+			grant[0] = (available >= minimum) ? available : 0;
+			grant[1] = now;
+			return decide(entry, now, Math.max(grant[0], minimum), true, outcomes);
+		});
 		return CompletableFuture.completedFuture(leaseGrant(Arrays.asList(outcomes), grant[0], minimum, grant[1]));
 	}
 
@@ -118,8 +112,9 @@ class InMemoryRateLimiter extends AbstractRateLimiter {
 	}
 
 	@Override
-	protected void clear(String key) {
+	protected CompletionStage<Void> clear(String key) {
 		this.backend.entries().remove(entryKey(key));
+		return CompletableFuture.completedFuture(null);
 	}
 
 	/**

@@ -228,7 +228,7 @@ class InMemoryAlgorithmPropertiesTests {
 
 		List<LimitOutcome> evaluate(long now, long permits, boolean consume) {
 			this.clock.set(Instant.EPOCH.plus(now, ChronoUnit.MICROS));
-			return this.limiter.evaluate("client", permits, consume);
+			return this.limiter.evaluate("client", permits, consume).toCompletableFuture().join();
 		}
 
 		Object state() {

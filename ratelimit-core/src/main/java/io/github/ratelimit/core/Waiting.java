@@ -1,0 +1,49 @@
+package io.github.ratelimit.core;
+
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * The one place the core API waits: a caller of a blocking method ({@link RateLimiter#tryAcquire(String, long)},
+ * {@link RateLimiter#peek(String)}, {@link RateLimiter#reset(String)}) waits for the asynchronous answer on its own
+ * thread. It waits without a bound of its own: every backend bounds its calls (Redis by the decision timeout).
+ */
+final class Waiting {
+
+	private Waiting() {
+	}
+
+	/**
+	 * Waits for an answer.
+	 * @param <T> the answer's type
+	 * @param answer the answer
+	 * @return the answer
+	 * @throws RuntimeException the failure the answer completed with, as it is
+	 * @throws CancellationException when the calling thread is interrupted while it waits (its interrupt flag is
+	 * kept)
+	 */
+	static <T> T await(CompletionStage<T> answer) {
+		try {
+			return answer.toCompletableFuture().get();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			CancellationException interrupted = new CancellationException("Interrupted while waiting for a decision");
+			interrupted.initCause(ex);
+			throw interrupted;
+		}
+		catch (ExecutionException ex) {
+			Throwable cause = ex.getCause();
+			if (cause instanceof RuntimeException runtime) {
+				throw runtime;
+			}
+			if (cause instanceof Error error) {
+				throw error;
+			}
+			throw new CompletionException(cause);
+		}
+	}
+
+}
