@@ -19,7 +19,6 @@ import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.spring.RateLimitStartupLogger;
 import io.github.ratelimit.spring.RequestKeyResolvers;
 import io.github.ratelimit.spring.annotation.RateLimitedPolicies;
-import io.github.ratelimit.spring.web.ForwardedHeadersWarning;
 import io.github.ratelimit.spring.observation.RateLimitObservationConvention;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
 import io.micrometer.observation.ObservationRegistry;

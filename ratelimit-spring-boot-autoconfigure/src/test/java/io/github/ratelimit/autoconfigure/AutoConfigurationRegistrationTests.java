@@ -3,8 +3,10 @@ package io.github.ratelimit.autoconfigure;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.StringReader;
+import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Properties;
 
@@ -70,16 +72,36 @@ class AutoConfigurationRegistrationTests {
 			.contains(InvalidRateLimitConfigurationFailureAnalyzer.class.getName());
 	}
 
+	/**
+	 * The runtime hints of every module: each registers its own ({@code ratelimit-redis} the scripts',
+	 * {@code ratelimit-spring} the annotation's and the key expressions', this module the properties' and the
+	 * endpoint's), read here from every {@code aot.factories} on the class path, as Spring's AOT processing reads them.
+	 */
 	@Test
 	void everyAotFactoryShouldLoadAndImplementItsKey() throws Exception {
 		Properties factories = new Properties();
 		factories.load(new StringReader(read(AOT_FACTORIES)));
 		assertThat(factories.stringPropertyNames()).containsExactly(RuntimeHintsRegistrar.class.getName());
-		String[] names = StringUtils
-			.commaDelimitedListToStringArray(factories.getProperty(RuntimeHintsRegistrar.class.getName()));
-		assertThat(names).hasSize(4);
+		List<String> names = new ArrayList<>();
+		for (URL resource : Collections.list(getClass().getClassLoader().getResources(AOT_FACTORIES))) {
+			Properties each = new Properties();
+			try (InputStream in = resource.openStream()) {
+				each.load(in);
+			}
+			for (String name : StringUtils
+				.commaDelimitedListToStringArray(each.getProperty(RuntimeHintsRegistrar.class.getName(), ""))) {
+				if (name.trim().startsWith("io.github.ratelimit.")) {
+					names.add(name.trim());
+				}
+			}
+		}
+		assertThat(names).containsExactlyInAnyOrder("io.github.ratelimit.autoconfigure.RateLimitPropertiesRuntimeHints",
+				"io.github.ratelimit.spring.actuate.RateLimitsEndpointRuntimeHints",
+				"io.github.ratelimit.spring.RequestExpressionRuntimeHints",
+				"io.github.ratelimit.spring.annotation.RateLimitedRuntimeHints",
+				"io.github.ratelimit.redis.LuaScriptRuntimeHints");
 		for (String name : names) {
-			Class<?> type = Class.forName(name.trim(), false, getClass().getClassLoader());
+			Class<?> type = Class.forName(name, false, getClass().getClassLoader());
 			assertThat(RuntimeHintsRegistrar.class).isAssignableFrom(type);
 			assertThat(BeanUtils.instantiateClass(type)).isInstanceOf(RuntimeHintsRegistrar.class);
 		}

@@ -1,6 +1,5 @@
 package io.github.ratelimit.autoconfigure;
 
-import io.github.ratelimit.spring.web.ForwardedHeadersWarning;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -1,4 +1,4 @@
-package io.github.ratelimit.spring.web;
+package io.github.ratelimit.autoconfigure;
 
 import java.util.List;
 import java.util.Locale;
@@ -24,7 +24,7 @@ import org.springframework.util.ClassUtils;
  * leftmost {@code X-Forwarded-For} (or {@code Forwarded}) value, which the client writes unless the edge proxy
  * overwrites the header.
  */
-public class ForwardedHeadersWarning implements ApplicationListener<ContextRefreshedEvent> {
+class ForwardedHeadersWarning implements ApplicationListener<ContextRefreshedEvent> {
 
 	private static final Log logger = LogFactory.getLog(ForwardedHeadersWarning.class);
 
@@ -42,7 +42,7 @@ public class ForwardedHeadersWarning implements ApplicationListener<ContextRefre
 	 * @param registry the policies
 	 * @param strategy the value of {@code server.forward-headers-strategy}, in any case
 	 */
-	public ForwardedHeadersWarning(RateLimitRegistry registry, String strategy) {
+	ForwardedHeadersWarning(RateLimitRegistry registry, String strategy) {
 		this.registry = registry;
 		this.strategy = strategy.toLowerCase(Locale.ROOT);
 	}
