@@ -161,7 +161,7 @@ final class PlanDecisions {
 	 */
 	private static void decidedUnder(RateLimitEnforcer enforcer, PolicyDefinition policy, String client,
 			String plan) {
-		String decided = enforcer.definitionFor(policy, client, null).plan();
+		String decided = enforcer.definitionFor(policy, client, null).toCompletableFuture().join().plan();
 		if (!plan.equals(decided)) {
 			throw new IllegalStateException("Client " + client + " of policy '" + policy.name()
 					+ "' is decided under plan '" + decided + "', not '" + plan + "': the benchmark would measure "
@@ -236,7 +236,7 @@ final class PlanDecisions {
 		@Override
 		public boolean decide(int client) {
 			String key = this.clients[client];
-			PolicyDefinition plan = this.policy.planFor(key, null);
+			PolicyDefinition plan = this.policy.planForAsync(key, null).toCompletableFuture().join();
 			return this.enforcer.enforceAsync(plan, key, plan.cost()).toCompletableFuture().join().kind()
 					== RateLimitOutcome.Kind.ALLOWED;
 		}

@@ -395,7 +395,7 @@ class RateLimitPropertiesValidationTests {
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				PolicyDefinition orders = context.getBean(RateLimitRegistry.class).find("orders").orElseThrow();
-				assertThat(orders.planFor("anyone", null).plan()).isEqualTo("pro");
+				assertThat(orders.planForAsync("anyone", null).toCompletableFuture().join().plan()).isEqualTo("pro");
 			});
 	}
 

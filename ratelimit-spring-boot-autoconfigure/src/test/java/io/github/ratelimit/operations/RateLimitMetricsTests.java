@@ -82,7 +82,7 @@ class RateLimitMetricsTests {
 				PolicyDefinition orders = policies.find("orders").orElseThrow();
 				for (String key : List.of("pro-1", "pro-2", "pro-1", "free-1", "free-1", "gold",
 						"x-" + UUID.randomUUID())) {
-					PolicyDefinition plan = orders.planFor(key, null);
+					PolicyDefinition plan = orders.planForAsync(key, null).toCompletableFuture().join();
 					enforce(enforcer, plan, key, plan.cost());
 				}
 				enforce(enforcer, policies.find("api").orElseThrow(), "client", 1);

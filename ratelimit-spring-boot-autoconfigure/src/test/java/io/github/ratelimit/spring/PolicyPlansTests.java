@@ -103,7 +103,7 @@ class PolicyPlansTests {
 			assertThat(customers.plans().all()).extracting(PolicyDefinition::plan).containsExactly("free", "pro");
 			assertThat(customers.plans().strategy()).isEqualTo("bean:customerPlans");
 			assertThat(customers.plan()).isEqualTo("free");
-			assertThat(customers.planFor("pro", null).plans().isEmpty()).isTrue();
+			assertThat(customers.planForAsync("pro", null).toCompletableFuture().join().plans().isEmpty()).isTrue();
 		});
 	}
 
@@ -118,7 +118,7 @@ class PolicyPlansTests {
 	}
 
 	private static @Nullable String plan(ApplicationContext context, String policy, String key) {
-		return policy(context, policy).planFor(key, null).plan();
+		return policy(context, policy).planForAsync(key, null).toCompletableFuture().join().plan();
 	}
 
 	private static @Nullable String planAsync(ApplicationContext context, String policy, String key)

@@ -28,7 +28,7 @@ import org.springframework.web.util.pattern.PathPattern;
  * @param cost the permits each request costs
  * @param failureMode what to decide when the backend cannot answer
  * @param shadow whether the policy only records what it would refuse
- * @param plans the policy's plans, of which a client's is {@linkplain #planFor(String, RateLimitRequest) picked} before
+ * @param plans the policy's plans, of which a client's is {@linkplain #planForAsync(String, RateLimitRequest) picked} before
  * it is decided; a definition that is one plan has none
  */
 public record PolicyDefinition(Policy policy, RateLimiter limiter, String keyStrategy, KeyResolver keyResolver,
@@ -96,21 +96,11 @@ public record PolicyDefinition(Policy policy, RateLimiter limiter, String keyStr
 	}
 
 	/**
-	 * The definition that decides a client: its plan's when the policy has plans, else this one.
+	 * The definition that decides a client: its plan's when the policy has plans (from
+	 * {@link PlanResolver#resolvePlanAsync(String, RateLimitRequest)}; its default plan when the resolver fails), else
+	 * this one.
 	 * @param key the client's key
 	 * @param request the request, or {@code null} when a {@code @RateLimited} method is called outside one
-	 * @return the client's plan, or this definition
-	 */
-	public PolicyDefinition planFor(String key, @Nullable RateLimitRequest request) {
-		PolicyDefinition plan = this.plans.planOf(name(), key, request);
-		return (plan != null) ? plan : this;
-	}
-
-	/**
-	 * The definition that decides a client, for callers that must not block: the same as
-	 * {@link #planFor(String, RateLimitRequest)}, from {@link PlanResolver#resolvePlanAsync(String, RateLimitRequest)}.
-	 * @param key the client's key
-	 * @param request the request, or {@code null} outside one
 	 * @return the client's plan, or this definition, when known
 	 */
 	public CompletionStage<PolicyDefinition> planForAsync(String key, @Nullable RateLimitRequest request) {

@@ -110,25 +110,6 @@ public final class PolicyPlans {
 	 * @param policy the policy's name, for the log
 	 * @param key the client's key
 	 * @param request the request, or {@code null} outside one
-	 * @return the plan's definition
-	 */
-	@Nullable PolicyDefinition planOf(String policy, String key, @Nullable RateLimitRequest request) {
-		if (this.resolver == null) {
-			return null;
-		}
-		try {
-			return named(policy, this.resolver.resolvePlan(key, request));
-		}
-		catch (RuntimeException ex) {
-			return failed(policy, ex);
-		}
-	}
-
-	/**
-	 * The plan of a client without blocking, or {@code null} without plans.
-	 * @param policy the policy's name, for the log
-	 * @param key the client's key
-	 * @param request the request, or {@code null} outside one
 	 * @return the plan's definition when known
 	 */
 	CompletionStage<@Nullable PolicyDefinition> planOfAsync(String policy, String key,

@@ -414,7 +414,7 @@ public class RateLimitEnforcer {
 		List<PolicyDefinition> scopes = new ArrayList<>();
 		scopes.add(policy);
 		scopes.addAll(policy.plans().all());
-		PolicyDefinition overridden = overridden(policy.planFor(key, null), key);
+		PolicyDefinition overridden = definitionFor(policy, key, null).toCompletableFuture().join();
 		if (!scopes.contains(overridden)) {
 			scopes.add(overridden);
 		}
@@ -431,10 +431,11 @@ public class RateLimitEnforcer {
 	 * @param policy the policy
 	 * @param key the client's key
 	 * @param request the request, or {@code null} to ask the plan resolver without one
-	 * @return the definition
+	 * @return the definition, when known (the plan resolver never fails it: its default plan applies)
 	 */
-	public PolicyDefinition definitionFor(PolicyDefinition policy, String key, @Nullable RateLimitRequest request) {
-		return overridden(policy.planFor(key, request), key);
+	public CompletionStage<PolicyDefinition> definitionFor(PolicyDefinition policy, String key,
+			@Nullable RateLimitRequest request) {
+		return policy.planForAsync(key, request).thenApply((plan) -> overridden(plan, key));
 	}
 
 	/**

@@ -369,10 +369,11 @@ public class RateLimitsEndpoint {
 
 	/** The state of a client as it is decided now: under its plan, or its override. */
 	private ClientState state(PolicyDefinition policy, String key) {
-		PolicyDefinition decided = this.enforcer.definitionFor(policy, key, null);
+		PolicyDefinition decided = this.enforcer.definitionFor(policy, key, null).toCompletableFuture().join();
 		Decision decision = decided.limiter().peek(key);
 		ClientOverride override = this.overrides.find(policy.name(), key);
-		String plan = (override != null) ? policy.planFor(key, null).plan() : decided.plan();
+		String plan = (override != null) ? policy.planForAsync(key, null).toCompletableFuture().join().plan()
+				: decided.plan();
 		return new ClientState(policy.name(), key, decision.limit().toString(), decision.limit().capacity(),
 				decision.remaining(), decision.resetAfterSeconds(),
 				decision.allowed() ? 0 : decision.retryAfterSeconds(), plan,
