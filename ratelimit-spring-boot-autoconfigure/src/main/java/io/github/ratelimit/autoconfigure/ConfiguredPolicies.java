@@ -312,14 +312,16 @@ final class ConfiguredPolicies {
 		return Limit.of(capacity, period);
 	}
 
-	private static List<PathPattern> patterns(String property, List<String> patterns) {
-		List<PathPattern> parsed = new ArrayList<>();
+	/**
+	 * The path patterns of a policy, each checked to parse as the web filters will parse it.
+	 */
+	private static List<String> patterns(String property, List<String> patterns) {
 		for (int i = 0; i < patterns.size(); i++) {
 			String pattern = patterns.get(i);
-			parsed.add(check(property + "[" + i + "]", () -> parse(pattern),
-					"use Spring PathPattern syntax, such as /api/** or /orders/{id}"));
+			check(property + "[" + i + "]", () -> parse(pattern),
+					"use Spring PathPattern syntax, such as /api/** or /orders/{id}");
 		}
-		return List.copyOf(parsed);
+		return List.copyOf(patterns);
 	}
 
 	private static PathPattern parse(String pattern) {

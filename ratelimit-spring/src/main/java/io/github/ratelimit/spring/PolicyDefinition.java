@@ -9,9 +9,6 @@ import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimiter;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.http.HttpMethod;
-import org.springframework.http.server.PathContainer;
-import org.springframework.web.util.pattern.PathPattern;
 
 /**
  * A policy as an application declares it: the limits and algorithm the limiter decides, plus which requests it
@@ -32,7 +29,7 @@ import org.springframework.web.util.pattern.PathPattern;
  * it is decided; a definition that is one plan has none
  */
 public record PolicyDefinition(Policy policy, RateLimiter limiter, String keyStrategy, KeyResolver keyResolver,
-		List<PathPattern> paths, List<PathPattern> excludePaths, Set<String> methods, long cost,
+		List<String> paths, List<String> excludePaths, Set<String> methods, long cost,
 		FailureMode failureMode, boolean shadow, PolicyPlans plans) {
 
 	/** The plan a policy without plans is tagged with in metrics and observations. */
@@ -52,7 +49,7 @@ public record PolicyDefinition(Policy policy, RateLimiter limiter, String keyStr
 	 * @param shadow whether the policy only records what it would refuse
 	 */
 	public PolicyDefinition(Policy policy, RateLimiter limiter, String keyStrategy, KeyResolver keyResolver,
-			List<PathPattern> paths, List<PathPattern> excludePaths, Set<String> methods, long cost,
+			List<String> paths, List<String> excludePaths, Set<String> methods, long cost,
 			FailureMode failureMode, boolean shadow) {
 		this(policy, limiter, keyStrategy, keyResolver, paths, excludePaths, methods, cost, failureMode, shadow,
 				PolicyPlans.none());
@@ -130,33 +127,6 @@ public record PolicyDefinition(Policy policy, RateLimiter limiter, String keyStr
 		return (this.keyResolver.requiresAuthentication() || this.plans.requiresAuthentication())
 				? FilterPhase.AFTER_AUTHENTICATION
 				: FilterPhase.BEFORE_AUTHENTICATION;
-	}
-
-	/**
-	 * Whether the web filter applies this policy to a request.
-	 * @param method the request's HTTP method
-	 * @param path the request's path within the application
-	 * @return whether the policy applies
-	 */
-	public boolean appliesTo(String method, PathContainer path) {
-		if (this.paths.isEmpty() || !appliesTo(method)) {
-			return false;
-		}
-		return matchesAny(this.paths, path) && !matchesAny(this.excludePaths, path);
-	}
-
-	private boolean appliesTo(String method) {
-		return this.methods.isEmpty() || this.methods.contains(method)
-				|| (HttpMethod.HEAD.name().equals(method) && this.methods.contains(HttpMethod.GET.name()));
-	}
-
-	private static boolean matchesAny(List<PathPattern> patterns, PathContainer path) {
-		for (PathPattern pattern : patterns) {
-			if (pattern.matches(path)) {
-				return true;
-			}
-		}
-		return false;
 	}
 
 }

@@ -11,7 +11,6 @@ import java.util.function.BiConsumer;
 import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.http.server.PathContainer;
 
 /**
  * The one per-request chain: the policies that apply to a request (or to a {@code @RateLimited} call), one after the
@@ -58,26 +57,6 @@ public final class RateLimitChain {
 		CompletableFuture<Verdict> verdict = new CompletableFuture<>();
 		new Walk(request, steps, charges, continuation, parent, verdict).step(0, null);
 		return verdict;
-	}
-
-	/**
-	 * The steps of a web filter's policies that apply to a request.
-	 * @param policies the filter's policies, in order
-	 * @param method the request's method
-	 * @param path the request's path within the application
-	 * @return the steps of the policies whose paths and methods match, in order
-	 */
-	public static List<Step> stepsFor(List<PolicyDefinition> policies, String method, PathContainer path) {
-		List<Step> applicable = null;
-		for (PolicyDefinition policy : policies) {
-			if (policy.appliesTo(method, path)) {
-				if (applicable == null) {
-					applicable = new ArrayList<>(policies.size());
-				}
-				applicable.add(Step.of(policy));
-			}
-		}
-		return (applicable != null) ? applicable : List.of();
 	}
 
 	/**

@@ -13,7 +13,6 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.beans.factory.SmartInitializingSingleton;
-import org.springframework.web.util.pattern.PathPattern;
 
 /**
  * Logs, once the application's beans are ready, one INFO line saying what is limited: the backend, the failure
@@ -139,8 +138,8 @@ public class RateLimitStartupLogger implements SmartInitializingSingleton {
 		return policy.excludePaths().isEmpty() ? where : where + " except " + patterns(policy.excludePaths());
 	}
 
-	private static String patterns(List<PathPattern> patterns) {
-		return patterns.stream().map(PathPattern::getPatternString).collect(Collectors.joining(" "));
+	private static String patterns(List<String> patterns) {
+		return String.join(" ", patterns);
 	}
 
 	private static String name(FailureMode mode) {

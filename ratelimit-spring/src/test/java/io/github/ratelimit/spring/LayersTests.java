@@ -42,11 +42,10 @@ class LayersTests {
 
 	/**
 	 * Classes of the neutral packages that still name spring-web types, or our web package's (its headers): the
-	 * exceptions extend spring-web's {@code ErrorResponseException}, paths are matched with its {@code PathPattern}.
+	 * exceptions extend spring-web's {@code ErrorResponseException} and carry its {@code ProblemDetail}.
 	 */
-	private static final Set<String> STILL_WITH_SPRING_WEB = Set.of(OURS + ".PolicyDefinition",
-			OURS + ".RateLimitChain", OURS + ".RateLimitExceededException", OURS + ".RateLimitOutcome",
-			OURS + ".RateLimitProblems", OURS + ".RateLimitStartupLogger", OURS + ".RateLimitedCostException",
+	private static final Set<String> STILL_WITH_SPRING_WEB = Set.of(OURS + ".RateLimitExceededException",
+			OURS + ".RateLimitOutcome", OURS + ".RateLimitProblems", OURS + ".RateLimitedCostException",
 			OURS + ".RateLimiterUnavailableException", OURS + ".annotation.RateLimitedEnforcement",
 			OURS + ".annotation.RateLimitedInterceptor");
 

@@ -39,7 +39,6 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
-import org.springframework.web.util.pattern.PathPattern;
 
 /**
  * The {@code ratelimits} endpoint: every policy with this instance's counts (and a leased policy's lease settings and
@@ -337,8 +336,8 @@ public class RateLimitsEndpoint {
 		List<PolicyUse> uses = this.registry.uses(policy.name());
 		boolean ownSettings = this.registry.isConfigured(policy.name()) || uses.isEmpty();
 		return new PolicyReport(policy.policy().algorithm().id(), limits(policy),
-				ownSettings ? policy.keyStrategy() : distinct(uses, PolicyUse::key), patterns(policy.paths()),
-				patterns(policy.excludePaths()), List.copyOf(policy.methods()),
+				ownSettings ? policy.keyStrategy() : distinct(uses, PolicyUse::key), policy.paths(),
+				policy.excludePaths(), List.copyOf(policy.methods()),
 				ownSettings ? Long.toString(policy.cost()) : distinct(uses, PolicyUse::cost),
 				lowerCase(policy.failureMode()), policy.shadow(), uses, counts.allowed(), counts.denied(),
 				counts.failed(), plans(policy), defaultPlan(policy), this.overrides.list(policy.name()).size(),
@@ -378,10 +377,6 @@ public class RateLimitsEndpoint {
 				decision.remaining(), decision.resetAfterSeconds(),
 				decision.allowed() ? 0 : decision.retryAfterSeconds(), plan,
 				(override != null) ? OverrideReport.of(override) : null);
-	}
-
-	private static List<String> patterns(List<PathPattern> patterns) {
-		return patterns.stream().map(PathPattern::getPatternString).toList();
 	}
 
 	private static String lowerCase(FailureMode mode) {

@@ -2,7 +2,6 @@ package io.github.ratelimit.spring.web.reactive;
 
 import java.util.List;
 import java.util.concurrent.Executor;
-import java.util.function.Supplier;
 
 import io.github.ratelimit.spring.FilterPhase;
 import io.github.ratelimit.spring.PolicyDefinition;
@@ -11,6 +10,7 @@ import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitOutcome;
 import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.spring.observation.ReactorObservationParent;
+import io.github.ratelimit.spring.web.FilterPolicies;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
@@ -40,7 +40,7 @@ import org.springframework.web.server.WebFilterChain;
  */
 public class RateLimitWebFilter implements WebFilter, Ordered {
 
-	private final Supplier<List<PolicyDefinition>> policies;
+	private final FilterPolicies policies;
 
 	private final FilterPhase phase;
 
@@ -64,7 +64,7 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 	 */
 	public RateLimitWebFilter(List<PolicyDefinition> policies, FilterPhase phase, int order,
 			RateLimitEnforcer enforcer, RateLimitHeaders headers, ReactiveProblemResponseWriter problems) {
-		this(constant(policies), phase, order, enforcer, headers, problems);
+		this(FilterPolicies.of(policies), phase, order, enforcer, headers, problems);
 	}
 
 	/**
@@ -79,10 +79,10 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 	 */
 	public RateLimitWebFilter(RateLimitRegistry registry, FilterPhase phase, int order, RateLimitEnforcer enforcer,
 			RateLimitHeaders headers, ReactiveProblemResponseWriter problems) {
-		this(() -> registry.filterPolicies(phase), phase, order, enforcer, headers, problems);
+		this(new FilterPolicies(() -> registry.filterPolicies(phase)), phase, order, enforcer, headers, problems);
 	}
 
-	private RateLimitWebFilter(Supplier<List<PolicyDefinition>> policies, FilterPhase phase, int order,
+	private RateLimitWebFilter(FilterPolicies policies, FilterPhase phase, int order,
 			RateLimitEnforcer enforcer, RateLimitHeaders headers, ReactiveProblemResponseWriter problems) {
 		this.policies = policies;
 		this.phase = phase;
@@ -90,11 +90,6 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 		this.chain = new RateLimitChain(enforcer);
 		this.headers = headers;
 		this.problems = problems;
-	}
-
-	private static Supplier<List<PolicyDefinition>> constant(List<PolicyDefinition> policies) {
-		List<PolicyDefinition> copy = List.copyOf(policies);
-		return () -> copy;
 	}
 
 	@Override
@@ -127,11 +122,10 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 	}
 
 	private List<RateLimitChain.Step> applicable(ServerWebExchange exchange) {
-		List<PolicyDefinition> policies = this.policies.get();
-		if (policies.isEmpty()) {
+		if (this.policies.isEmpty()) {
 			return List.of();
 		}
-		return RateLimitChain.stepsFor(policies, exchange.getRequest().getMethod().name(),
+		return this.policies.stepsFor(exchange.getRequest().getMethod().name(),
 				exchange.getRequest().getPath().pathWithinApplication());
 	}
 

@@ -2,7 +2,6 @@ package io.github.ratelimit.spring.web.servlet;
 
 import java.io.IOException;
 import java.util.List;
-import java.util.function.Supplier;
 
 import io.github.ratelimit.spring.CallingThread;
 import io.github.ratelimit.spring.FilterPhase;
@@ -12,6 +11,7 @@ import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitOutcome;
 import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.spring.RateLimitRequest;
+import io.github.ratelimit.spring.web.FilterPolicies;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
 import io.micrometer.observation.Observation;
 import jakarta.servlet.FilterChain;
@@ -44,7 +44,7 @@ public class RateLimitFilter extends OncePerRequestFilter {
 
 	private static final String MALFORMED_PATH = "The request path is not a valid URI path.";
 
-	private final Supplier<List<PolicyDefinition>> policies;
+	private final FilterPolicies policies;
 
 	private final RateLimitChain chain;
 
@@ -62,7 +62,7 @@ public class RateLimitFilter extends OncePerRequestFilter {
 	 */
 	public RateLimitFilter(List<PolicyDefinition> policies, RateLimitEnforcer enforcer, RateLimitHeaders headers,
 			ProblemResponseWriter problems) {
-		this(constant(policies), enforcer, headers, problems);
+		this(FilterPolicies.of(policies), enforcer, headers, problems);
 	}
 
 	/**
@@ -76,10 +76,10 @@ public class RateLimitFilter extends OncePerRequestFilter {
 	 */
 	public RateLimitFilter(RateLimitRegistry registry, FilterPhase phase, RateLimitEnforcer enforcer,
 			RateLimitHeaders headers, ProblemResponseWriter problems) {
-		this(() -> registry.filterPolicies(phase), enforcer, headers, problems);
+		this(new FilterPolicies(() -> registry.filterPolicies(phase)), enforcer, headers, problems);
 	}
 
-	private RateLimitFilter(Supplier<List<PolicyDefinition>> policies, RateLimitEnforcer enforcer,
+	private RateLimitFilter(FilterPolicies policies, RateLimitEnforcer enforcer,
 			RateLimitHeaders headers, ProblemResponseWriter problems) {
 		this.policies = policies;
 		this.chain = new RateLimitChain(enforcer);
@@ -87,16 +87,10 @@ public class RateLimitFilter extends OncePerRequestFilter {
 		this.problems = problems;
 	}
 
-	private static Supplier<List<PolicyDefinition>> constant(List<PolicyDefinition> policies) {
-		List<PolicyDefinition> copy = List.copyOf(policies);
-		return () -> copy;
-	}
-
 	@Override
 	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
 			throws ServletException, IOException {
-		List<PolicyDefinition> policies = this.policies.get();
-		if (policies.isEmpty()) {
+		if (this.policies.isEmpty()) {
 			chain.doFilter(request, response);
 			return;
 		}
@@ -105,7 +99,7 @@ public class RateLimitFilter extends OncePerRequestFilter {
 			this.problems.write(ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, MALFORMED_PATH), response);
 			return;
 		}
-		List<RateLimitChain.Step> applicable = RateLimitChain.stepsFor(policies, request.getMethod(), path);
+		List<RateLimitChain.Step> applicable = this.policies.stepsFor(request.getMethod(), path);
 		if (applicable.isEmpty()) {
 			chain.doFilter(request, response);
 			return;
