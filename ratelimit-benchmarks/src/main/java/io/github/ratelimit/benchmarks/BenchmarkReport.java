@@ -680,7 +680,7 @@ final class BenchmarkReport {
 				+ "`tryAcquire(client)`.");
 		line("- **Plain Lettuce, our script:** `RedisClient` with one `StatefulRedisConnection<byte[], byte[]>`, "
 				+ "`async().evalsha(sha, MULTI, keys, args)` then `get(5 s)` on the future: the SHA-1 of `LuaScript`, "
-				+ "the keys as `RateLimitKeys.clientKey(client) + limitIndex`, the arguments from `LimitArguments` "
+				+ "the keys as `StorageKeys.clientKey(client) + limitIndex`, the arguments from `LimitArguments` "
 				+ "(no re-encoding), everything encoded once up front. The floor of any Java client sending this script "
 				+ "on one shared connection.");
 		OurScript script = new OurScript(OurLimiter.KEY_PREFIX, OurLimiter.policy(Algorithm.TOKEN_BUCKET,

@@ -52,7 +52,7 @@ final class HttpOverhead {
 	private static final Pattern NON_2XX = Pattern.compile("Non-2xx or 3xx responses:\\s+(\\d+)");
 
 	/** The meter of decisions served from a lease, which only a leased policy has. */
-	static final String LEASE_METER = "ratelimit.lease.local";
+	static final String LEASE_METER = "ratelimit.lease.hits";
 
 	private static final Pattern METER_NAME = Pattern.compile("\"([^\"]+)\"");
 

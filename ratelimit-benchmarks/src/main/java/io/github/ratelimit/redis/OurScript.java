@@ -5,11 +5,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.github.ratelimit.core.Policy;
-import io.github.ratelimit.core.RateLimitKeys;
+import io.github.ratelimit.core.StorageKeys;
 
 /**
  * One policy's script call exactly as {@link RedisRateLimiterBackend} sends it (the script and its SHA-1 from
- * {@link LuaScript}, the arguments from {@link LimitArguments}, the keys from {@link RateLimitKeys}),
+ * {@link LuaScript}, the arguments from {@link LimitArguments}, the keys from {@link StorageKeys}),
  * for the benchmarks' contenders that call Redis without our client code. Nothing here encodes a script argument
  * itself, so the contenders follow whatever the backend sends.
  */
@@ -17,7 +17,7 @@ public final class OurScript {
 
 	private final LuaScript script;
 
-	private final RateLimitKeys keys;
+	private final StorageKeys keys;
 
 	private final byte[][] arguments;
 
@@ -28,7 +28,7 @@ public final class OurScript {
 	 */
 	public OurScript(String keyPrefix, Policy policy) {
 		this.script = LuaScript.of(policy.algorithm());
-		this.keys = new RateLimitKeys(keyPrefix, policy);
+		this.keys = new StorageKeys(keyPrefix, policy);
 		this.arguments = new LimitArguments(policy).of(1, true);
 	}
 

@@ -141,10 +141,10 @@ public abstract class AbstractRateLimiter implements RateLimiter {
 	 * 0 and waits of a whole period.
 	 */
 	private Decision unsatisfiable(long permits) {
-		List<LimitOutcome> outcomes = new ArrayList<>(this.policy.limits().size());
+		List<LimitDecision> outcomes = new ArrayList<>(this.policy.limits().size());
 		for (Limit limit : this.policy.limits()) {
 			long period = limit.periodMicros();
-			outcomes.add(new LimitOutcome(limit, permits <= limit.capacity(), 0, period, period, period));
+			outcomes.add(new LimitDecision(limit, permits <= limit.capacity(), 0, period, period, period));
 		}
 		return Decision.of(outcomes, permits);
 	}
@@ -158,7 +158,7 @@ public abstract class AbstractRateLimiter implements RateLimiter {
 	 * @param consume whether to take the permits when admitted, or only report
 	 * @return one outcome per limit, in the policy's order, when known
 	 */
-	protected abstract CompletionStage<List<LimitOutcome>> evaluate(String key, long permits, boolean consume);
+	protected abstract CompletionStage<List<LimitDecision>> evaluate(String key, long permits, boolean consume);
 
 	/**
 	 * Takes a lease atomically: the most permits every limit has available now, at most {@code maximum}, when that is
@@ -194,7 +194,7 @@ public abstract class AbstractRateLimiter implements RateLimiter {
 	 * @param takenAtMicros the backend's clock when the lease was decided
 	 * @return the grant
 	 */
-	protected static LeaseGrant leaseGrant(List<LimitOutcome> outcomes, long granted, long minimum,
+	protected static LeaseGrant leaseGrant(List<LimitDecision> outcomes, long granted, long minimum,
 			long takenAtMicros) {
 		return new LeaseGrant(granted, Decision.of(outcomes, (granted > 0) ? granted : minimum), takenAtMicros);
 	}

@@ -34,12 +34,12 @@ public record Decision(boolean allowed, Limit limit, long remaining, Duration re
 	 * @param permits the permits asked for
 	 * @return the decision
 	 */
-	public static Decision of(List<LimitOutcome> outcomes, long permits) {
-		LimitOutcome fewestRemaining = null;
-		LimitOutcome longestWait = null;
-		LimitOutcome tooSmall = null;
+	public static Decision of(List<LimitDecision> outcomes, long permits) {
+		LimitDecision fewestRemaining = null;
+		LimitDecision longestWait = null;
+		LimitDecision tooSmall = null;
 		List<Limit> violated = List.of();
-		for (LimitOutcome outcome : outcomes) {
+		for (LimitDecision outcome : outcomes) {
 			if (outcome.neverAdmits(permits)) {
 				if (tooSmall == null) {
 					tooSmall = outcome;

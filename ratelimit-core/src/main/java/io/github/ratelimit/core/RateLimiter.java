@@ -61,7 +61,7 @@ public interface RateLimiter {
 	 * @param permits the request's cost, at least 1
 	 * @return the admission, or {@code null} (always, by default) when the backend must decide
 	 */
-	default @Nullable Decision tryLocal(String key, long permits) {
+	default @Nullable Decision tryFromLease(String key, long permits) {
 		return null;
 	}
 

@@ -20,7 +20,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
 
 import io.github.ratelimit.core.Limit;
-import io.github.ratelimit.core.RateLimitKeys;
+import io.github.ratelimit.core.StorageKeys;
 import io.github.ratelimit.core.override.ClientOverride;
 import io.github.ratelimit.core.override.ClientOverrides;
 import org.apache.commons.logging.Log;
@@ -94,7 +94,7 @@ public class RedisClientOverrides implements ClientOverrides, AutoCloseable {
 			throw new IllegalArgumentException("The most overrides kept must be at least 1, was " + maximum);
 		}
 		this.redis = new StringRedisTemplate(connectionFactory);
-		this.key = RateLimitKeys.checkPrefix(keyPrefix) + ":overrides";
+		this.key = StorageKeys.checkPrefix(keyPrefix) + ":overrides";
 		this.refreshInterval = refreshInterval;
 		this.maximum = maximum;
 		this.poller = Executors.newSingleThreadScheduledExecutor((task) -> {

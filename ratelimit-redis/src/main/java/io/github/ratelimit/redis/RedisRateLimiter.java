@@ -7,9 +7,9 @@ import java.util.concurrent.CompletionStage;
 import io.github.ratelimit.core.AbstractRateLimiter;
 import io.github.ratelimit.core.LeaseGrant;
 import io.github.ratelimit.core.Limit;
-import io.github.ratelimit.core.LimitOutcome;
+import io.github.ratelimit.core.LimitDecision;
 import io.github.ratelimit.core.Policy;
-import io.github.ratelimit.core.RateLimitKeys;
+import io.github.ratelimit.core.StorageKeys;
 
 /**
  * A policy's limiter on Redis: each decision, and each lease, is one call of the algorithm's script, which reads
@@ -26,13 +26,13 @@ class RedisRateLimiter extends AbstractRateLimiter {
 
 	private final LuaScript script;
 
-	private final RateLimitKeys keys;
+	private final StorageKeys keys;
 
 	private final LimitArguments arguments;
 
 	private final Limit[] limits;
 
-	RedisRateLimiter(Policy policy, ScriptExecutor redis, LuaScript script, RateLimitKeys keys) {
+	RedisRateLimiter(Policy policy, ScriptExecutor redis, LuaScript script, StorageKeys keys) {
 		super(policy);
 		this.redis = redis;
 		this.script = script;
@@ -42,7 +42,7 @@ class RedisRateLimiter extends AbstractRateLimiter {
 	}
 
 	@Override
-	protected CompletionStage<List<LimitOutcome>> evaluate(String key, long permits, boolean consume) {
+	protected CompletionStage<List<LimitDecision>> evaluate(String key, long permits, boolean consume) {
 		return this.redis.run(this.script, this.keys.encodedKeys(key), this.arguments.of(permits, consume))
 			.thenApply(this::outcomes);
 	}
@@ -69,11 +69,11 @@ class RedisRateLimiter extends AbstractRateLimiter {
 		return this.redis.delete(this.keys.encodedKeys(key));
 	}
 
-	private List<LimitOutcome> outcomes(List<Object> reply) {
-		List<LimitOutcome> outcomes = new ArrayList<>(this.limits.length);
+	private List<LimitDecision> outcomes(List<Object> reply) {
+		List<LimitDecision> outcomes = new ArrayList<>(this.limits.length);
 		for (int i = 0; i < this.limits.length; i++) {
 			int at = VALUES_PER_LIMIT * i;
-			outcomes.add(new LimitOutcome(this.limits[i], number(reply, at) == 1, number(reply, at + 1),
+			outcomes.add(new LimitDecision(this.limits[i], number(reply, at) == 1, number(reply, at + 1),
 					number(reply, at + 2), number(reply, at + 3), number(reply, at + 4)));
 		}
 		return outcomes;

@@ -9,7 +9,7 @@ import java.util.concurrent.CompletionException;
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.Policy;
-import io.github.ratelimit.core.RateLimitKeys;
+import io.github.ratelimit.core.StorageKeys;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RateLimiterBackend;
 
@@ -69,7 +69,7 @@ public class RedisRateLimiterBackend implements RateLimiterBackend, AutoCloseabl
 		if (timeout.isNegative() || timeout.isZero()) {
 			throw new IllegalArgumentException("Redis timeout must be positive, was " + timeout);
 		}
-		this.keyPrefix = RateLimitKeys.checkPrefix(keyPrefix);
+		this.keyPrefix = StorageKeys.checkPrefix(keyPrefix);
 		this.redis = executor(connectionFactory, timeout);
 		this.probe = limiter(new Policy(PROBE_POLICY, Algorithm.GCRA, List.of(new Limit(1_000_000, Duration.ofSeconds(1)))));
 	}
@@ -90,7 +90,7 @@ public class RedisRateLimiterBackend implements RateLimiterBackend, AutoCloseabl
 
 	private RateLimiter limiter(Policy policy) {
 		return new RedisRateLimiter(policy, this.redis, LuaScript.of(policy.algorithm()),
-				new RateLimitKeys(this.keyPrefix, policy));
+				new StorageKeys(this.keyPrefix, policy));
 	}
 
 	@Override

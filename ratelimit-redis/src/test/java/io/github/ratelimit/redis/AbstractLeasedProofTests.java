@@ -91,7 +91,7 @@ abstract class AbstractLeasedProofTests {
 		long held = sum(instances, (stats) -> stats.stats().permitsHeld());
 		long leased = sum(instances, (stats) -> stats.stats().permitsLeased());
 		long renewals = sum(instances, (stats) -> stats.stats().renewals());
-		long local = sum(instances, (stats) -> stats.stats().localDecisions());
+		long local = sum(instances, (stats) -> stats.stats().leaseHits());
 		report(algorithm.id(), "leased", admitted, allowance, "expired=" + expired + " held=" + held + " leased="
 				+ leased + " renewals=" + renewals + " local=" + local + " perInstance=" + perInstance);
 		assertThat(admitted).isLessThanOrEqualTo((int) allowance);

@@ -18,9 +18,9 @@ import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.LeaseGrant;
 import io.github.ratelimit.core.Limit;
-import io.github.ratelimit.core.LimitOutcome;
+import io.github.ratelimit.core.LimitDecision;
 import io.github.ratelimit.core.Policy;
-import io.github.ratelimit.core.RateLimitKeys;
+import io.github.ratelimit.core.StorageKeys;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.test.StartedWindow;
 import io.github.ratelimit.test.TestRedis;
@@ -53,8 +53,8 @@ class ClockIndependenceTests {
 
 	private static final List<Class<?>> DECISION_PATH = List.of(RedisRateLimiterBackend.class,
 			RedisRateLimiter.class, LettuceScriptExecutor.class, TemplateScriptExecutor.class, LettuceScripts.class,
-			LuaScript.class, LimitArguments.class, AbstractRateLimiter.class, Decision.class, LeaseGrant.class, LimitOutcome.class, Limit.class,
-			Policy.class, RateLimitKeys.class, Algorithm.class);
+			LuaScript.class, LimitArguments.class, AbstractRateLimiter.class, Decision.class, LeaseGrant.class, LimitDecision.class, Limit.class,
+			Policy.class, StorageKeys.class, Algorithm.class);
 
 	@Test
 	void redisDecisionPathReadsNoApplicationClock() throws IOException {

@@ -6,7 +6,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.ratelimit.core.AbstractRateLimiterBackendTests;
 import io.github.ratelimit.core.AbstractRateLimiterLeaseTests;
-import io.github.ratelimit.core.RateLimitKeys;
+import io.github.ratelimit.core.StorageKeys;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RateLimiterBackend;
 import io.github.ratelimit.test.EmbeddedRedisCluster;
@@ -65,7 +65,7 @@ class RedisClusterRateLimiterBackendTests extends AbstractRateLimiterBackendTest
 
 	@Override
 	protected @Nullable Duration retention(RateLimiter limiter, String key) {
-		List<Long> ttls = new RateLimitKeys("ratelimit", limiter.policy()).keys(key)
+		List<Long> ttls = new StorageKeys("ratelimit", limiter.policy()).keys(key)
 			.stream()
 			.map((redisKey) -> redis.getExpire(redisKey, TimeUnit.MILLISECONDS))
 			.toList();

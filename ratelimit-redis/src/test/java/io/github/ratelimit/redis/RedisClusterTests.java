@@ -19,7 +19,7 @@ import io.github.ratelimit.core.AbstractRateLimiterBackendTests;
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Policy;
-import io.github.ratelimit.core.RateLimitKeys;
+import io.github.ratelimit.core.StorageKeys;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.test.EmbeddedRedisCluster;
 import io.github.ratelimit.test.Hammer;
@@ -91,7 +91,7 @@ class RedisClusterTests {
 	void clientsKeysLandOnEveryMasterEachClientOnOne(Algorithm algorithm) {
 		Policy policy = policy("spread", algorithm, "10/1h", "100/1d");
 		RateLimiter limiter = instances(policy).get(0);
-		RateLimitKeys layout = new RateLimitKeys("ratelimit", policy);
+		StorageKeys layout = new StorageKeys("ratelimit", policy);
 		int clients = 300;
 		for (int i = 0; i < clients; i++) {
 			assertThat(limiter.tryAcquire("client-" + i).allowed()).isTrue();
@@ -114,7 +114,7 @@ class RedisClusterTests {
 	void multiLimitDecisionsOfHostileKeysNeverCrossSlots(Algorithm algorithm) {
 		Policy policy = policy("hostile", algorithm, "1/1h", "2/1d", "3/7d");
 		RateLimiter limiter = instances(policy).get(0);
-		RateLimitKeys layout = new RateLimitKeys("ratelimit", policy);
+		StorageKeys layout = new StorageKeys("ratelimit", policy);
 		Set<Integer> masters = new HashSet<>();
 		for (String client : AbstractRateLimiterBackendTests.hostileKeys()) {
 			assertThat(limiter.tryAcquire(client).allowed()).isTrue();
@@ -161,7 +161,7 @@ class RedisClusterTests {
 		Policy policy = policy("reshard", algorithm, "100/1h", "500/1d");
 		List<RateLimiter> instances = instances(policy);
 		String client = "client-" + UUID.randomUUID();
-		List<String> keys = new RateLimitKeys("ratelimit", policy).keys(client);
+		List<String> keys = new StorageKeys("ratelimit", policy).keys(client);
 		int slot = cluster.slotOf(keys.get(0));
 		int source = cluster.masterOf(slot);
 		int target = cluster.ports().stream().filter((port) -> port != source).findFirst().orElseThrow();
@@ -224,7 +224,7 @@ class RedisClusterTests {
 
 	/** One client whose keys live on each master. */
 	private static List<String> clientsOnEveryMaster(Policy policy) {
-		RateLimitKeys layout = new RateLimitKeys("ratelimit", policy);
+		StorageKeys layout = new StorageKeys("ratelimit", policy);
 		List<String> clients = new ArrayList<>();
 		Set<Integer> masters = new HashSet<>();
 		for (int i = 0; masters.size() < cluster.ports().size(); i++) {

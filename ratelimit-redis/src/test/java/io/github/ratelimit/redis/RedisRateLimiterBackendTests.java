@@ -11,7 +11,7 @@ import io.github.ratelimit.core.AbstractRateLimiterLeaseTests;
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.LeaseGrant;
 import io.github.ratelimit.core.Policy;
-import io.github.ratelimit.core.RateLimitKeys;
+import io.github.ratelimit.core.StorageKeys;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RateLimiterBackend;
 import io.github.ratelimit.test.ManualClock;
@@ -90,7 +90,7 @@ class RedisRateLimiterBackendTests extends AbstractRateLimiterBackendTests {
 
 	@Test
 	void keysWrittenToRedisArePinnedAcrossReleases() {
-		// literal keys (RateLimitKeysTests pins more): a new derivation would split a client's state mid-upgrade; a
+		// literal keys (StorageKeysTests pins more): a new derivation would split a client's state mid-upgrade; a
 		// sliding window's key outlives its window by a period, where a fixed window's written just before its end
 		// could be gone before it is read
 		String prefix = "pinned-" + UUID.randomUUID();
@@ -122,7 +122,7 @@ class RedisRateLimiterBackendTests extends AbstractRateLimiterBackendTests {
 	}
 
 	private static List<String> keysOf(RateLimiter limiter, String client) {
-		return new RateLimitKeys("ratelimit", limiter.policy()).keys(client);
+		return new StorageKeys("ratelimit", limiter.policy()).keys(client);
 	}
 
 	/**

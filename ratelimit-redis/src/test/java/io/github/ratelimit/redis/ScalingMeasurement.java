@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Policy;
-import io.github.ratelimit.core.RateLimitKeys;
+import io.github.ratelimit.core.StorageKeys;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.test.TestRedis;
 import io.github.ratelimit.test.TestRedis.EmbeddedRedis;
@@ -98,7 +98,7 @@ public final class ScalingMeasurement {
 				for (int i = 0; i < permits; i++) {
 					log.tryAcquire(client);
 				}
-				String key = new RateLimitKeys("ratelimit", log.policy()).keys(client).get(0);
+				String key = new StorageKeys("ratelimit", log.policy()).keys(client).get(0);
 				long bytes = memoryUsage(template, key);
 				System.out.printf("  %4d permits: %,d B%n", permits, bytes);
 			}
@@ -114,7 +114,7 @@ public final class ScalingMeasurement {
 	}
 
 	private static String key(Policy policy, int client) {
-		return new RateLimitKeys("ratelimit", policy).keys(client(client)).get(0);
+		return new StorageKeys("ratelimit", policy).keys(client(client)).get(0);
 	}
 
 	private static double throughput(RateLimiter limiter, int threads, boolean hotKey, Duration run)

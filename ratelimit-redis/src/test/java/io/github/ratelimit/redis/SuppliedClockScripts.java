@@ -14,9 +14,9 @@ import io.github.ratelimit.core.AbstractRateLimiter;
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.LeaseGrant;
-import io.github.ratelimit.core.LimitOutcome;
+import io.github.ratelimit.core.LimitDecision;
 import io.github.ratelimit.core.Policy;
-import io.github.ratelimit.core.RateLimitKeys;
+import io.github.ratelimit.core.StorageKeys;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RateLimiterBackend;
 
@@ -88,7 +88,7 @@ public final class SuppliedClockScripts {
 	 * @param now the time in microseconds since the epoch
 	 * @return one outcome per limit
 	 */
-	public static List<LimitOutcome> run(StringRedisTemplate redis, Policy policy, List<String> keys, long permits,
+	public static List<LimitDecision> run(StringRedisTemplate redis, Policy policy, List<String> keys, long permits,
 			boolean consume, long now) {
 		List<String> arguments = new ArrayList<>(RedisRateLimiterBackend.scriptArguments(policy, permits, consume));
 		arguments.add(Long.toString(now));
@@ -169,11 +169,11 @@ public final class SuppliedClockScripts {
 		return arguments.toArray();
 	}
 
-	private static List<LimitOutcome> outcomes(Policy policy, List<Long> reply) {
-		List<LimitOutcome> outcomes = new ArrayList<>(policy.limits().size());
+	private static List<LimitDecision> outcomes(Policy policy, List<Long> reply) {
+		List<LimitDecision> outcomes = new ArrayList<>(policy.limits().size());
 		for (int i = 0; i < policy.limits().size(); i++) {
 			int at = 5 * i;
-			outcomes.add(new LimitOutcome(policy.limits().get(i), reply.get(at) == 1, reply.get(at + 1),
+			outcomes.add(new LimitDecision(policy.limits().get(i), reply.get(at) == 1, reply.get(at + 1),
 					reply.get(at + 2), reply.get(at + 3), reply.get(at + 4)));
 		}
 		return outcomes;
@@ -188,17 +188,17 @@ public final class SuppliedClockScripts {
 
 		private final Clock clock;
 
-		private final RateLimitKeys keys;
+		private final StorageKeys keys;
 
 		SuppliedClockRateLimiter(StringRedisTemplate redis, Clock clock, Policy policy) {
 			super(policy);
 			this.redis = redis;
 			this.clock = clock;
-			this.keys = new RateLimitKeys("ratelimit", policy);
+			this.keys = new StorageKeys("ratelimit", policy);
 		}
 
 		@Override
-		protected CompletionStage<List<LimitOutcome>> evaluate(String key, long permits, boolean consume) {
+		protected CompletionStage<List<LimitDecision>> evaluate(String key, long permits, boolean consume) {
 			return CompletableFuture
 				.completedFuture(run(this.redis, policy(), this.keys.keys(key), permits, consume, now()));
 		}

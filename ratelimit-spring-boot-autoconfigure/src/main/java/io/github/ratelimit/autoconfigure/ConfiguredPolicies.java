@@ -80,15 +80,15 @@ final class ConfiguredPolicies {
 	 * @return the definitions, in order
 	 * @throws InvalidRateLimitConfigurationException naming the first invalid property
 	 */
-	List<PolicyDefinition> definitions(Map<String, RateLimitProperties.Policy> policies) {
+	List<PolicyDefinition> definitions(Map<String, RateLimitProperties.PolicyProperties> policies) {
 		List<PolicyDefinition> definitions = new ArrayList<>();
-		for (Map.Entry<String, RateLimitProperties.Policy> entry : policies.entrySet()) {
+		for (Map.Entry<String, RateLimitProperties.PolicyProperties> entry : policies.entrySet()) {
 			definitions.add(definition(entry.getKey(), entry.getValue()));
 		}
 		return definitions;
 	}
 
-	private PolicyDefinition definition(String name, RateLimitProperties.Policy settings) {
+	private PolicyDefinition definition(String name, RateLimitProperties.PolicyProperties settings) {
 		String prefix = "ratelimit.policies." + name + ".";
 		Algorithm algorithm = (settings.getAlgorithm() != null) ? settings.getAlgorithm()
 				: this.properties.getAlgorithm();
@@ -115,7 +115,7 @@ final class ConfiguredPolicies {
 	/**
 	 * The definition of a policy with plans: the default plan's, carrying every plan.
 	 */
-	private PolicyDefinition withPlans(PolicyDefinition template, String prefix, RateLimitProperties.Policy settings,
+	private PolicyDefinition withPlans(PolicyDefinition template, String prefix, RateLimitProperties.PolicyProperties settings,
 			Algorithm algorithm) {
 		if (!settings.getLimits().isEmpty()) {
 			throw new InvalidRateLimitConfigurationException(prefix + "limits",
@@ -162,7 +162,7 @@ final class ConfiguredPolicies {
 				template.failureMode(), template.shadow(), PolicyPlans.of(strategy, resolver, plans, defaultPlan));
 	}
 
-	private static void checkNoPlanSettings(String prefix, RateLimitProperties.Policy settings) {
+	private static void checkNoPlanSettings(String prefix, RateLimitProperties.PolicyProperties settings) {
 		if (settings.getPlan() != null) {
 			throw new InvalidRateLimitConfigurationException(prefix + "plan",
 					"the policy has a plan strategy but no plans", "declare " + prefix + "plans, or remove "
@@ -184,7 +184,7 @@ final class ConfiguredPolicies {
 	 */
 	private PolicyDefinition variant(PolicyDefinition template, String prefix, @Nullable String plan,
 			Algorithm algorithm, List<LimitProperties> limitSettings, long cost, String costProperty,
-			RateLimitProperties.Lease lease) {
+			RateLimitProperties.LeaseProperties lease) {
 		List<Limit> limits = limits(prefix + "limits", limitSettings);
 		String name = template.name();
 		Policy policy = check(prefix.substring(0, prefix.length() - 1), () -> new Policy(name, algorithm, limits, plan),
@@ -211,7 +211,7 @@ final class ConfiguredPolicies {
 	/**
 	 * The limiter of a policy (or a plan): the backend's, leased when the policy's lease is enabled.
 	 */
-	private RateLimiter limiter(Policy policy, long cost, RateLimitProperties.Lease lease) {
+	private RateLimiter limiter(Policy policy, long cost, RateLimitProperties.LeaseProperties lease) {
 		RateLimiter limiter = this.backend.create(policy);
 		if (!lease.isEnabled()) {
 			return limiter;
@@ -222,7 +222,7 @@ final class ConfiguredPolicies {
 	/**
 	 * Checks a policy's lease settings against one of its plans (or the policy itself, without plans).
 	 */
-	static LeaseSettings leaseSettings(Policy policy, long cost, RateLimitProperties.Lease lease) {
+	static LeaseSettings leaseSettings(Policy policy, long cost, RateLimitProperties.LeaseProperties lease) {
 		String prefix = "ratelimit.policies." + policy.name() + ".lease.";
 		if (!policy.algorithm().leasable()) {
 			throw new InvalidRateLimitConfigurationException(prefix + "enabled",

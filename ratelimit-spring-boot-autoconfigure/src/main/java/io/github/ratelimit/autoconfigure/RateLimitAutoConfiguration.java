@@ -68,7 +68,7 @@ public final class RateLimitAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	IpKeys rateLimitIpKeys(RateLimitProperties properties) {
-		RateLimitProperties.Ip ip = properties.getIp();
+		RateLimitProperties.IpProperties ip = properties.getIp();
 		ConfiguredPolicies.check("ratelimit.ip.ipv4-prefix-length",
 				() -> new IpKeys(ip.getIpv4PrefixLength(), IpKeys.DEFAULT_IPV6_PREFIX_LENGTH),
 				"set it between 1 and 32 (32 keys every address on its own)");
@@ -209,7 +209,7 @@ public final class RateLimitAutoConfiguration {
 	 * @return the breaker
 	 */
 	static CircuitBreaker circuitBreaker(RateLimitProperties properties) {
-		RateLimitProperties.CircuitBreaker settings = properties.getCircuitBreaker();
+		RateLimitProperties.CircuitBreakerProperties settings = properties.getCircuitBreaker();
 		int threshold = settings.getFailureRateThreshold();
 		if (threshold < 1 || threshold > 100) {
 			throw new InvalidRateLimitConfigurationException("ratelimit.circuit-breaker.failure-rate-threshold",
@@ -254,7 +254,7 @@ public final class RateLimitAutoConfiguration {
 	 * @param filter the filter settings
 	 * @return the order
 	 */
-	static int principalOrder(RateLimitProperties.Filter filter) {
+	static int principalOrder(RateLimitProperties.FilterProperties filter) {
 		if (filter.getPrincipalOrder() <= filter.getOrder()) {
 			throw new InvalidRateLimitConfigurationException("ratelimit.filter.principal-order",
 					"the filter of policies keyed by the authenticated user (order " + filter.getPrincipalOrder()

@@ -57,28 +57,28 @@ public class RateLimitProperties {
 	 */
 	private FailureMode failureMode = FailureMode.OPEN;
 
-	private final Fallback fallback = new Fallback();
+	private final FallbackProperties fallback = new FallbackProperties();
 
-	private final InMemory inMemory = new InMemory();
+	private final InMemoryProperties inMemory = new InMemoryProperties();
 
-	private final CircuitBreaker circuitBreaker = new CircuitBreaker();
+	private final CircuitBreakerProperties circuitBreaker = new CircuitBreakerProperties();
 
-	private final DenyCache denyCache = new DenyCache();
+	private final DenyCacheProperties denyCache = new DenyCacheProperties();
 
-	private final Redis redis = new Redis();
+	private final RedisProperties redis = new RedisProperties();
 
-	private final Filter filter = new Filter();
+	private final FilterProperties filter = new FilterProperties();
 
-	private final Ip ip = new Ip();
+	private final IpProperties ip = new IpProperties();
 
-	private final Overrides overrides = new Overrides();
+	private final OverridesProperties overrides = new OverridesProperties();
 
-	private final Observations observations = new Observations();
+	private final ObservationsProperties observations = new ObservationsProperties();
 
 	/**
 	 * Policies by name.
 	 */
-	private Map<String, Policy> policies = new LinkedHashMap<>();
+	private Map<String, PolicyProperties> policies = new LinkedHashMap<>();
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -88,11 +88,11 @@ public class RateLimitProperties {
 		this.enabled = enabled;
 	}
 
-	public Overrides getOverrides() {
+	public OverridesProperties getOverrides() {
 		return this.overrides;
 	}
 
-	public Observations getObservations() {
+	public ObservationsProperties getObservations() {
 		return this.observations;
 	}
 
@@ -144,39 +144,39 @@ public class RateLimitProperties {
 		this.failureMode = failureMode;
 	}
 
-	public Fallback getFallback() {
+	public FallbackProperties getFallback() {
 		return this.fallback;
 	}
 
-	public InMemory getInMemory() {
+	public InMemoryProperties getInMemory() {
 		return this.inMemory;
 	}
 
-	public CircuitBreaker getCircuitBreaker() {
+	public CircuitBreakerProperties getCircuitBreaker() {
 		return this.circuitBreaker;
 	}
 
-	public DenyCache getDenyCache() {
+	public DenyCacheProperties getDenyCache() {
 		return this.denyCache;
 	}
 
-	public Redis getRedis() {
+	public RedisProperties getRedis() {
 		return this.redis;
 	}
 
-	public Filter getFilter() {
+	public FilterProperties getFilter() {
 		return this.filter;
 	}
 
-	public Ip getIp() {
+	public IpProperties getIp() {
 		return this.ip;
 	}
 
-	public Map<String, Policy> getPolicies() {
+	public Map<String, PolicyProperties> getPolicies() {
 		return this.policies;
 	}
 
-	public void setPolicies(Map<String, Policy> policies) {
+	public void setPolicies(Map<String, PolicyProperties> policies) {
 		this.policies = policies;
 	}
 
@@ -200,7 +200,7 @@ public class RateLimitProperties {
 	/**
 	 * The in-process limiter of the 'local' failure mode.
 	 */
-	public static class Fallback {
+	public static class FallbackProperties {
 
 		/**
 		 * Number of instances sharing the limits: each limit is divided by it while the backend is unavailable.
@@ -220,7 +220,7 @@ public class RateLimitProperties {
 	/**
 	 * State kept in this process: by the in-memory backend and by the 'local' failure mode.
 	 */
-	public static class InMemory {
+	public static class InMemoryProperties {
 
 		/**
 		 * Most clients (over all policies) whose state is kept in memory. Beyond it, the least used client's state is
@@ -243,7 +243,7 @@ public class RateLimitProperties {
 	 * The circuit breaker that skips the backend while it fails: only failures of the backend itself (connection
 	 * failures, timeouts, error replies) count, never an error of one request.
 	 */
-	public static class CircuitBreaker {
+	public static class CircuitBreakerProperties {
 
 		/**
 		 * Failure rate, in percent (1 to 100), of the backend calls within the window at or above which the breaker
@@ -304,7 +304,7 @@ public class RateLimitProperties {
 	/**
 	 * The local cache of clients the backend has refused.
 	 */
-	public static class DenyCache {
+	public static class DenyCacheProperties {
 
 		/**
 		 * Whether a client refused by Redis is refused locally, without a Redis call, until its retry time.
@@ -338,7 +338,7 @@ public class RateLimitProperties {
 	/**
 	 * What the starter changes in the application's Redis client.
 	 */
-	public static class Redis {
+	public static class RedisProperties {
 
 		/**
 		 * Longest wait between Lettuce's reconnect attempts (exponential from 10 ms up to it), so that exact limiting
@@ -360,7 +360,7 @@ public class RateLimitProperties {
 	 * The web filters (servlet or WebFlux) that apply policies with paths: one before Spring Security's filter chain,
 	 * one after it.
 	 */
-	public static class Filter {
+	public static class FilterProperties {
 
 		/**
 		 * Whether the web filters (servlet or WebFlux) are registered.
@@ -411,7 +411,7 @@ public class RateLimitProperties {
 	 * How the 'ip' key strategy, and the client IP every other strategy falls back to, identify a client by its
 	 * address.
 	 */
-	public static class Ip {
+	public static class IpProperties {
 
 		/**
 		 * Leading bits of an IPv4 address that identify a client, 1 to 32; 32 keys each address on its own.
@@ -445,7 +445,7 @@ public class RateLimitProperties {
 	/**
 	 * One policy.
 	 */
-	public static class Policy {
+	public static class PolicyProperties {
 
 		/**
 		 * Limits, all of which must admit a request: "capacity/period" strings such as "100/1m" (units ms, s, m, h,
@@ -511,9 +511,9 @@ public class RateLimitProperties {
 		 * Plans by name (letters, digits, '-' and '_'), each with its own limits, and optionally its own algorithm and
 		 * cost. A policy with plans gives its limits in its plans, not in 'limits'.
 		 */
-		private Map<String, Plan> plans = new LinkedHashMap<>();
+		private Map<String, PlanProperties> plans = new LinkedHashMap<>();
 
-		private final Lease lease = new Lease();
+		private final LeaseProperties lease = new LeaseProperties();
 
 		public List<LimitProperties> getLimits() {
 			return this.limits;
@@ -603,15 +603,15 @@ public class RateLimitProperties {
 			this.defaultPlan = defaultPlan;
 		}
 
-		public Map<String, Plan> getPlans() {
+		public Map<String, PlanProperties> getPlans() {
 			return this.plans;
 		}
 
-		public void setPlans(Map<String, Plan> plans) {
+		public void setPlans(Map<String, PlanProperties> plans) {
 			this.plans = plans;
 		}
 
-		public Lease getLease() {
+		public LeaseProperties getLease() {
 			return this.lease;
 		}
 
@@ -621,7 +621,7 @@ public class RateLimitProperties {
 	 * Leased permits of a policy: an instance takes a batch of a client's permits from the backend in one call and
 	 * decides that client's requests from it locally, never admitting more than the policy's limits.
 	 */
-	public static class Lease {
+	public static class LeaseProperties {
 
 		/**
 		 * Whether this instance decides the policy's requests from leases of permits (token-bucket, gcra and
@@ -684,7 +684,7 @@ public class RateLimitProperties {
 	/**
 	 * One plan of a policy.
 	 */
-	public static class Plan {
+	public static class PlanProperties {
 
 		/**
 		 * Limits of the plan's clients, all of which must admit a request.
@@ -730,7 +730,7 @@ public class RateLimitProperties {
 	/**
 	 * Per-client overrides, set through the 'ratelimits' Actuator endpoint.
 	 */
-	public static class Overrides {
+	public static class OverridesProperties {
 
 		/**
 		 * How often each instance checks the backend for changed overrides: the longest a change set on another
@@ -764,7 +764,7 @@ public class RateLimitProperties {
 	/**
 	 * Micrometer observations of decisions.
 	 */
-	public static class Observations {
+	public static class ObservationsProperties {
 
 		/**
 		 * Whether each decision is a Micrometer Observation, 'ratelimit.decision', on the application's

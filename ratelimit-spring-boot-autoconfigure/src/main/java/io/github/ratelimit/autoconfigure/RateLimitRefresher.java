@@ -130,7 +130,7 @@ final class RateLimitRefresher {
 				+ ". Action: " + action);
 	}
 
-	private boolean apply(Map<String, RateLimitProperties.Policy> settings) {
+	private boolean apply(Map<String, RateLimitProperties.PolicyProperties> settings) {
 		List<PolicyDefinition> policies = this.configuredPolicies.definitions(settings);
 		RateLimitRegistry candidate = this.registry.withConfigured(policies);
 		RateLimitedPolicies annotations = this.annotated.getIfAvailable();
@@ -146,7 +146,7 @@ final class RateLimitRefresher {
 			return false;
 		}
 		this.registry.reconfigure(policies);
-		this.enforcer.forgetRefusals();
+		this.enforcer.forgetDenials();
 		if (annotations != null) {
 			annotations.bindAgain();
 		}

@@ -67,12 +67,12 @@ class ConfigurationMetadataTests {
 
 	@Test
 	void everyPropertyOfAPolicyShouldBeDocumentedWithItsType() throws IOException {
-		assertEveryPropertyDocumented(RateLimitProperties.Policy.class, POLICY);
+		assertEveryPropertyDocumented(RateLimitProperties.PolicyProperties.class, POLICY);
 	}
 
 	@Test
 	void everyPropertyOfAPlanShouldBeDocumentedWithItsType() throws IOException {
-		assertEveryPropertyDocumented(RateLimitProperties.Plan.class, PLAN);
+		assertEveryPropertyDocumented(RateLimitProperties.PlanProperties.class, PLAN);
 	}
 
 	/**

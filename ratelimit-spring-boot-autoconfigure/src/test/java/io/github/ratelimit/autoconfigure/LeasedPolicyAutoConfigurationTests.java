@@ -115,7 +115,7 @@ class LeasedPolicyAutoConfigurationTests {
 					.functionCounter().count()).isEqualTo(30);
 				assertThat(registry.get(RateLimitLeaseMetrics.PERMITS).tags("policy", "hello", "state", "expired")
 					.functionCounter().count()).isZero();
-				assertThat(registry.get(RateLimitLeaseMetrics.LOCAL).tag("policy", "hello").functionCounter().count())
+				assertThat(registry.get(RateLimitLeaseMetrics.HITS).tag("policy", "hello").functionCounter().count())
 					.isEqualTo(22);
 				assertThat(registry.get(RateLimitLeaseMetrics.HELD).tag("policy", "hello").gauge().value()).isEqualTo(5);
 				assertThat(registry.get(RateLimitLeaseMetrics.KEYS).tag("policy", "hello").gauge().value()).isEqualTo(1);

@@ -87,7 +87,7 @@ class RateLimitPropertiesBindingTests {
 	@Test
 	void filterOrdersShouldDefaultToEitherSideOfSpringSecurityAndBind() {
 		this.contextRunner.run((context) -> {
-			RateLimitProperties.Filter filter = context.getBean(RateLimitProperties.class).getFilter();
+			RateLimitProperties.FilterProperties filter = context.getBean(RateLimitProperties.class).getFilter();
 			assertThat(filter.getOrder()).isEqualTo(-110);
 			assertThat(filter.getPrincipalOrder()).isEqualTo(-90);
 		});

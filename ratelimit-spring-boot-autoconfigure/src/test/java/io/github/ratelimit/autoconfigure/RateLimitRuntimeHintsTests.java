@@ -37,9 +37,9 @@ class RateLimitRuntimeHintsTests {
 		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(RateLimitProperties.class, "setKeyPrefix"))
 			.accepts(this.hints);
 		assertThat(RuntimeHintsPredicates.reflection()
-			.onMethodInvocation(RateLimitProperties.Policy.class.getMethod("setLimits", List.class)))
+			.onMethodInvocation(RateLimitProperties.PolicyProperties.class.getMethod("setLimits", List.class)))
 			.accepts(this.hints);
-		assertThat(RuntimeHintsPredicates.reflection().onType(RateLimitProperties.DenyCache.class)).accepts(this.hints);
+		assertThat(RuntimeHintsPredicates.reflection().onType(RateLimitProperties.DenyCacheProperties.class)).accepts(this.hints);
 	}
 
 	@Test

@@ -143,7 +143,7 @@ class RedisTroubleTests extends AbstractRedisTroubleTests {
 		assertThat(statuses(app, 3)).as("the renewal fails: failure-mode closed").containsOnly(503);
 		assertThat(count(app, "ratelimit.requests", "outcome:allowed")).isEqualTo(20);
 		assertThat(count(app, "ratelimit.requests", "outcome:failed-closed")).isEqualTo(3);
-		assertThat(count(app, "ratelimit.lease.local", "policy:hello")).isEqualTo(19);
+		assertThat(count(app, "ratelimit.lease.hits", "policy:hello")).isEqualTo(19);
 		redis.restart();
 		awaitHealthUp(app);
 		assertThat(statuses(app, 1)).as("Redis came back: the next renewal is granted").containsOnly(200);

@@ -57,7 +57,7 @@ class RateLimitEnforcerLeaseTests {
 		assertThat(this.outcomes).hasSize(11);
 		assertThat(this.backendNanos.get(0)).as("the first decision renewed the lease").isNotNegative();
 		assertThat(this.backendNanos.subList(1, 10)).as("local decisions make no backend call").containsOnly(-1L);
-		assertThat(limiter(policy).stats().localDecisions()).isEqualTo(9);
+		assertThat(limiter(policy).stats().leaseHits()).isEqualTo(9);
 		assertThat(limiter(policy).stats().renewals()).isEqualTo(1);
 	}
 

@@ -185,7 +185,7 @@ public class PolicyLeases implements SmartLifecycle, AutoCloseable {
 						add("leased", stats.permitsLeased());
 						add("returned", stats.permitsReturned());
 						add("expired", stats.permitsExpired());
-						add("local", stats.localDecisions());
+						add("hits", stats.leaseHits());
 					}
 				}
 			}
@@ -228,8 +228,8 @@ public class PolicyLeases implements SmartLifecycle, AutoCloseable {
 		}
 
 		@Override
-		public long localDecisions() {
-			return total("local", LeaseStats::localDecisions);
+		public long leaseHits() {
+			return total("hits", LeaseStats::leaseHits);
 		}
 
 		@Override

@@ -35,7 +35,7 @@ import org.jspecify.annotations.Nullable;
  * {@link RateLimitChain} of a request. Callers that must wait for the outcome wait at their edge
  * ({@link CallingThread}), once per request.
  * <p>
- * A policy whose limiter can admit a request locally ({@link RateLimiter#tryLocal}: a {@link LeasedRateLimiter}'s
+ * A policy whose limiter can admit a request locally ({@link RateLimiter#tryFromLease}: a {@link LeasedRateLimiter}'s
  * lease in hand) decides it so first, without a call (so neither the deny cache nor the circuit breaker applies, and
  * a lease keeps serving while the backend is down). Otherwise it asks the deny cache (a client the backend refused a moment ago is refused again without a
  * call), then the policy's limiter (for a leased policy, a renewal of its lease, refused or failing like any call),
@@ -273,7 +273,7 @@ public class RateLimitEnforcer {
 		if (permits < 1) {
 			throw new IllegalArgumentException("Permits must be at least 1, was " + permits);
 		}
-		Decision local = policy.limiter().tryLocal(key, permits);
+		Decision local = policy.limiter().tryFromLease(key, permits);
 		if (local != null) {
 			return record(new RateLimitOutcome(policy, local, RateLimitOutcome.Kind.ALLOWED, permits), -1);
 		}
@@ -281,7 +281,7 @@ public class RateLimitEnforcer {
 		if (cached == null || !namesOnlyLimitsOf(policy, cached)) {
 			return null;
 		}
-		return record(new RateLimitOutcome(policy, cached, refusedKind(policy), permits), -1);
+		return record(new RateLimitOutcome(policy, cached, deniedKind(policy), permits), -1);
 	}
 
 	/**
@@ -347,7 +347,7 @@ public class RateLimitEnforcer {
 				RateLimitEnforcer.this.denyCache.remember(this.policy.scope(), this.key, this.permits, decision,
 						this.denyCacheStart);
 			}
-			return record(new RateLimitOutcome(this.policy, decision, refusedKind(this.policy), this.permits),
+			return record(new RateLimitOutcome(this.policy, decision, deniedKind(this.policy), this.permits),
 					backendNanos);
 		}
 
@@ -398,7 +398,7 @@ public class RateLimitEnforcer {
 	 * Forgets every refusal the deny cache remembers, as when the policies change: a client refused under the old
 	 * limits is decided under the new ones at once.
 	 */
-	public void forgetRefusals() {
+	public void forgetDenials() {
 		if (this.denyCache != null) {
 			this.denyCache.clear();
 		}
@@ -519,7 +519,7 @@ public class RateLimitEnforcer {
 		}
 	}
 
-	private static RateLimitOutcome.Kind refusedKind(PolicyDefinition policy) {
+	private static RateLimitOutcome.Kind deniedKind(PolicyDefinition policy) {
 		return policy.shadow() ? RateLimitOutcome.Kind.SHADOW_DENIED : RateLimitOutcome.Kind.DENIED;
 	}
 

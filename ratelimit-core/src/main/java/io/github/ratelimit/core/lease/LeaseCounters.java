@@ -43,7 +43,7 @@ final class LeaseCounters implements LeaseStats {
 	}
 
 	@Override
-	public long localDecisions() {
+	public long leaseHits() {
 		return this.local.sum();
 	}
 
@@ -60,7 +60,7 @@ final class LeaseCounters implements LeaseStats {
 	@Override
 	public String toString() {
 		return "renewals=" + renewals() + ", leased=" + permitsLeased() + ", returned=" + permitsReturned()
-				+ ", expired=" + permitsExpired() + ", local=" + localDecisions() + ", held=" + permitsHeld();
+				+ ", expired=" + permitsExpired() + ", hits=" + leaseHits() + ", held=" + permitsHeld();
 	}
 
 }

@@ -19,7 +19,7 @@ public interface LeaseStats {
 	long permitsExpired();
 
 	/** @return requests decided from a lease in hand, without a call */
-	long localDecisions();
+	long leaseHits();
 
 	/** @return keys with a lease in hand now */
 	long leasesHeld();

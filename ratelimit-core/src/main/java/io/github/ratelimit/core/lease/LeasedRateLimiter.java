@@ -141,7 +141,7 @@ public final class LeasedRateLimiter implements RateLimiter, AutoCloseable {
 	 * @return the decision, or {@code null} when the lease in hand does not cover the request
 	 */
 	@Override
-	public @Nullable Decision tryLocal(String key, long permits) {
+	public @Nullable Decision tryFromLease(String key, long permits) {
 		if (this.closed || key == null || permits < 1) {
 			return null;
 		}

@@ -8,9 +8,9 @@ import java.util.concurrent.CompletionStage;
 import io.github.ratelimit.core.AbstractRateLimiter;
 import io.github.ratelimit.core.LeaseGrant;
 import io.github.ratelimit.core.Limit;
-import io.github.ratelimit.core.LimitOutcome;
+import io.github.ratelimit.core.LimitDecision;
 import io.github.ratelimit.core.Policy;
-import io.github.ratelimit.core.RateLimitKeys;
+import io.github.ratelimit.core.StorageKeys;
 
 import org.jspecify.annotations.Nullable;
 
@@ -21,22 +21,22 @@ import org.jspecify.annotations.Nullable;
  */
 class InMemoryRateLimiter extends AbstractRateLimiter {
 
-	private final RateLimitKeys keys;
+	private final StorageKeys keys;
 
 	private final InMemoryRateLimiterBackend backend;
 
-	private final LocalAlgorithm algorithm;
+	private final InMemoryAlgorithm algorithm;
 
-	InMemoryRateLimiter(Policy policy, RateLimitKeys keys, InMemoryRateLimiterBackend backend) {
+	InMemoryRateLimiter(Policy policy, StorageKeys keys, InMemoryRateLimiterBackend backend) {
 		super(policy);
 		this.keys = keys;
 		this.backend = backend;
-		this.algorithm = LocalAlgorithm.of(policy.algorithm());
+		this.algorithm = InMemoryAlgorithm.of(policy.algorithm());
 	}
 
 	@Override
-	protected CompletionStage<List<LimitOutcome>> evaluate(String key, long permits, boolean consume) {
-		LimitOutcome[] outcomes = new LimitOutcome[policy().limits().size()];
+	protected CompletionStage<List<LimitDecision>> evaluate(String key, long permits, boolean consume) {
+		LimitDecision[] outcomes = new LimitDecision[policy().limits().size()];
 		this.backend.entries()
 			.compute(entryKey(key), (entryKey, entry) -> decide(entry, this.backend.now(), permits, consume, outcomes));
 		return CompletableFuture.completedFuture(Arrays.asList(outcomes));
@@ -45,7 +45,7 @@ class InMemoryRateLimiter extends AbstractRateLimiter {
 	@Override
 	protected CompletionStage<LeaseGrant> lease(String key, long minimum, long maximum) {
 		List<Limit> limits = policy().limits();
-		LimitOutcome[] outcomes = new LimitOutcome[limits.size()];
+		LimitDecision[] outcomes = new LimitDecision[limits.size()];
 		long[] grant = new long[2];
 		this.backend.entries().compute(entryKey(key), (entryKey, entry) -> {
 			long now = this.backend.now();
@@ -70,7 +70,7 @@ class InMemoryRateLimiter extends AbstractRateLimiter {
 			long back = permits;
 			for (int i = 0; i < limits.size(); i++) {
 				long[] state = live(entry, i, now);
-				states[i] = (state != null) ? LocalFixedWindow.giveBack(state, limits.get(i), takenAtMicros, permits)
+				states[i] = (state != null) ? InMemoryFixedWindow.giveBack(state, limits.get(i), takenAtMicros, permits)
 						: entry.states[i];
 				back = Math.min(back, (state != null) ? state[1] - states[i][1] : 0);
 			}
@@ -84,10 +84,10 @@ class InMemoryRateLimiter extends AbstractRateLimiter {
 	 * Evaluates every limit for one request, inside the map's atomic update, and answers the entry to keep.
 	 */
 	private @Nullable Entry decide(@Nullable Entry entry, long now, long permits, boolean consume,
-			LimitOutcome[] outcomes) {
+			LimitDecision[] outcomes) {
 		List<Limit> limits = policy().limits();
 		long[][] states = new long[limits.size()][];
-		LocalAlgorithm.Step[] steps = new LocalAlgorithm.Step[limits.size()];
+		InMemoryAlgorithm.Step[] steps = new InMemoryAlgorithm.Step[limits.size()];
 		boolean admitted = true;
 		for (int i = 0; i < limits.size(); i++) {
 			states[i] = live(entry, i, now);

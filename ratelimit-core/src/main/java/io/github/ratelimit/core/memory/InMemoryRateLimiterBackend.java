@@ -13,7 +13,7 @@ import com.github.benmanes.caffeine.cache.Expiry;
 import com.github.benmanes.caffeine.cache.RemovalCause;
 import com.github.benmanes.caffeine.cache.Ticker;
 import io.github.ratelimit.core.Policy;
-import io.github.ratelimit.core.RateLimitKeys;
+import io.github.ratelimit.core.StorageKeys;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RateLimiterBackend;
 import org.jspecify.annotations.Nullable;
@@ -82,7 +82,7 @@ public class InMemoryRateLimiterBackend implements RateLimiterBackend {
 			throw new IllegalArgumentException("Maximum clients must be at least 1, was " + maximumClients);
 		}
 		this.clock = clock;
-		this.keyPrefix = RateLimitKeys.checkPrefix(keyPrefix);
+		this.keyPrefix = StorageKeys.checkPrefix(keyPrefix);
 		this.maximumClients = maximumClients;
 		this.entries = Caffeine.newBuilder()
 			.maximumSize(maximumClients)
@@ -95,7 +95,7 @@ public class InMemoryRateLimiterBackend implements RateLimiterBackend {
 
 	@Override
 	public RateLimiter create(Policy policy) {
-		return new InMemoryRateLimiter(policy, new RateLimitKeys(this.keyPrefix, policy), this);
+		return new InMemoryRateLimiter(policy, new StorageKeys(this.keyPrefix, policy), this);
 	}
 
 	@Override

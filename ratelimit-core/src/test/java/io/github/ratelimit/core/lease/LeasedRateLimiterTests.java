@@ -53,15 +53,15 @@ class LeasedRateLimiterTests {
 		assertThat(first.allowed()).isTrue();
 		assertThat(first.remaining()).isEqualTo(9 + 90);
 		for (int i = 0; i < 9; i++) {
-			Decision local = limiter.tryLocal("k", 1);
+			Decision local = limiter.tryFromLease("k", 1);
 			assertThat(local).isNotNull();
 			assertThat(local.allowed()).isTrue();
 			assertThat(local.remaining()).isEqualTo(8 - i + 90);
 		}
-		assertThat(limiter.tryLocal("k", 1)).isNull();
+		assertThat(limiter.tryFromLease("k", 1)).isNull();
 		assertThat(shared.leaseCalls).hasValue(1);
 		assertThat(shared.exactCalls).hasValue(0);
-		assertThat(limiter.stats().localDecisions()).isEqualTo(9);
+		assertThat(limiter.stats().leaseHits()).isEqualTo(9);
 		assertThat(limiter.stats().permitsLeased()).isEqualTo(10);
 		assertThat(shared.peek("k").remaining()).isEqualTo(90);
 	}
@@ -110,9 +110,9 @@ class LeasedRateLimiterTests {
 			assertThat(limiter.tryAcquire("k", 1).allowed()).isTrue();
 		}
 		this.clock.advance(MAX_AGE.minusNanos(1));
-		assertThat(limiter.tryLocal("k", 1)).isNotNull();
+		assertThat(limiter.tryFromLease("k", 1)).isNotNull();
 		this.clock.advance(Duration.ofNanos(1));
-		assertThat(limiter.tryLocal("k", 1)).isNull();
+		assertThat(limiter.tryFromLease("k", 1)).isNull();
 		assertThat(limiter.stats().permitsExpired()).isEqualTo(6);
 		assertThat(limiter.stats().permitsHeld()).isZero();
 		assertThat(limiter.stats().permitsReturned()).isZero();
@@ -130,7 +130,7 @@ class LeasedRateLimiterTests {
 		}
 		assertThat(shared.peek("k").remaining()).isEqualTo(90);
 		this.clock.advance(MAX_AGE);
-		assertThat(limiter.tryLocal("k", 1)).isNull();
+		assertThat(limiter.tryFromLease("k", 1)).isNull();
 		await(() -> limiter.stats().permitsReturned() == 7);
 		assertThat(shared.peek("k").remaining()).isEqualTo(97);
 		assertThat(limiter.stats().permitsExpired()).isZero();
@@ -144,7 +144,7 @@ class LeasedRateLimiterTests {
 		this.clock.advance(Duration.ofSeconds(59));
 		assertThat(limiter.tryAcquire("k", 1).allowed()).isTrue();
 		this.clock.advance(Duration.ofSeconds(1));
-		assertThat(limiter.tryLocal("k", 1)).isNull();
+		assertThat(limiter.tryFromLease("k", 1)).isNull();
 		assertThat(limiter.stats().permitsExpired()).isEqualTo(9);
 		assertThat(shared.returnCalls).hasValue(0);
 		assertThat(limiter.tryAcquire("k", 1).allowed()).isTrue();
@@ -279,7 +279,7 @@ class LeasedRateLimiterTests {
 		LeasedRateLimiter limiter = leased(shared, 10, false);
 		assertThat(limiter.tryAcquire("k", 1).allowed()).isTrue();
 		limiter.reset("k");
-		assertThat(limiter.tryLocal("k", 1)).isNull();
+		assertThat(limiter.tryFromLease("k", 1)).isNull();
 		assertThat(shared.returnCalls).hasValue(0);
 		assertThat(shared.peek("k").remaining()).isEqualTo(100);
 		assertThat(limiter.stats().permitsExpired()).isEqualTo(9);

@@ -11,7 +11,7 @@ import java.util.stream.Stream;
 import com.github.benmanes.caffeine.cache.Ticker;
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Limit;
-import io.github.ratelimit.core.LimitOutcome;
+import io.github.ratelimit.core.LimitDecision;
 import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.test.ManualClock;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -57,15 +57,15 @@ class InMemoryAlgorithmPropertiesTests {
 			long permits = 1 + random.nextLong(run.policy.smallestCapacity());
 			String context = "seed " + seed + " step " + step;
 			Object before = run.state();
-			List<LimitOutcome> peeked = run.evaluate(now, 1, false);
+			List<LimitDecision> peeked = run.evaluate(now, 1, false);
 			assertThat(run.state()).as(context).isSameAs(before);
-			List<LimitOutcome> outcomes = run.evaluate(now, permits, true);
-			boolean admitted = outcomes.stream().allMatch(LimitOutcome::allowed);
+			List<LimitDecision> outcomes = run.evaluate(now, permits, true);
+			boolean admitted = outcomes.stream().allMatch(LimitDecision::allowed);
 			if (!admitted) {
 				assertThat(run.state()).as(context).isSameAs(before);
 				assertThat(run.evaluate(now, 1, false)).as(context).isEqualTo(peeked);
 			}
-			for (LimitOutcome outcome : outcomes) {
+			for (LimitDecision outcome : outcomes) {
 				long capacity = outcome.limit().capacity();
 				assertThat(outcome.remaining()).as(context).isBetween(0L, capacity);
 				assertThat(outcome.nextPermitMicros() == 0).as(context).isEqualTo(outcome.remaining() == capacity);
@@ -96,10 +96,10 @@ class InMemoryAlgorithmPropertiesTests {
 				lag += random.nextLong(1, 2 * forwards.policy.limits().get(0).periodMicros() + 1);
 			}
 			long permits = 1 + random.nextLong(forwards.policy.smallestCapacity());
-			if (forwards.evaluate(now, permits, true).stream().allMatch(LimitOutcome::allowed)) {
+			if (forwards.evaluate(now, permits, true).stream().allMatch(LimitDecision::allowed)) {
 				admittedForwards.add(new long[] { now, now, permits });
 			}
-			if (stepping.evaluate(now - lag, permits, true).stream().allMatch(LimitOutcome::allowed)) {
+			if (stepping.evaluate(now - lag, permits, true).stream().allMatch(LimitDecision::allowed)) {
 				admittedStepping.add(new long[] { now, now - lag, permits });
 			}
 		}
@@ -149,10 +149,10 @@ class InMemoryAlgorithmPropertiesTests {
 		}
 	}
 
-	private static void assertRetryIsExact(Run run, List<LimitOutcome> outcomes, long now, long permits,
+	private static void assertRetryIsExact(Run run, List<LimitDecision> outcomes, long now, long permits,
 			String context) {
 		for (int i = 0; i < outcomes.size(); i++) {
-			LimitOutcome outcome = outcomes.get(i);
+			LimitDecision outcome = outcomes.get(i);
 			if (!outcome.allowed()) {
 				long retry = outcome.retryAfterMicros();
 				assertThat(retry).as(context).isPositive();
@@ -165,9 +165,9 @@ class InMemoryAlgorithmPropertiesTests {
 	}
 
 	private static void assertNextPermitIsExact(Run run, long now, String context) {
-		List<LimitOutcome> outcomes = run.evaluate(now, 1, false);
+		List<LimitDecision> outcomes = run.evaluate(now, 1, false);
 		for (int i = 0; i < outcomes.size(); i++) {
-			LimitOutcome outcome = outcomes.get(i);
+			LimitDecision outcome = outcomes.get(i);
 			long next = outcome.nextPermitMicros();
 			if (next > 0) {
 				assertThat(run.evaluate(now + next - 1, 1, false).get(i).remaining()).as(context + " before next")
@@ -226,7 +226,7 @@ class InMemoryAlgorithmPropertiesTests {
 			this.limiter = (InMemoryRateLimiter) this.backend.create(policy);
 		}
 
-		List<LimitOutcome> evaluate(long now, long permits, boolean consume) {
+		List<LimitDecision> evaluate(long now, long permits, boolean consume) {
 			this.clock.set(Instant.EPOCH.plus(now, ChronoUnit.MICROS));
 			return this.limiter.evaluate("client", permits, consume).toCompletableFuture().join();
 		}

@@ -13,7 +13,7 @@ import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.LeaseGrant;
 import io.github.ratelimit.core.Limit;
-import io.github.ratelimit.core.LimitOutcome;
+import io.github.ratelimit.core.LimitDecision;
 import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.test.ManualClock;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -12,7 +12,7 @@ import com.github.benmanes.caffeine.cache.Ticker;
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.LeaseGrant;
 import io.github.ratelimit.core.Limit;
-import io.github.ratelimit.core.LimitOutcome;
+import io.github.ratelimit.core.LimitDecision;
 import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.redis.SuppliedClockScripts;
 import io.github.ratelimit.test.ManualClock;
@@ -105,8 +105,8 @@ class TwinScriptDifferentialTests {
 			long permits = cost(random, policy.smallestCapacity());
 			boolean consume = random.nextInt(5) > 0;
 			clock.set(Instant.EPOCH.plus(now, ChronoUnit.MICROS));
-			List<LimitOutcome> expected = twin.evaluate("client", permits, consume).toCompletableFuture().join();
-			List<LimitOutcome> actual = SuppliedClockScripts.run(redis, policy, keys, permits, consume, now);
+			List<LimitDecision> expected = twin.evaluate("client", permits, consume).toCompletableFuture().join();
+			List<LimitDecision> actual = SuppliedClockScripts.run(redis, policy, keys, permits, consume, now);
 			assertThat(actual).as("step %d at %d: %d permits, consume %s", step, now, permits, consume)
 				.isEqualTo(expected);
 		}
@@ -134,7 +134,7 @@ class TwinScriptDifferentialTests {
 			if (action < 2) {
 				long permits = cost(random, capacity);
 				boolean consume = action == 0;
-				List<LimitOutcome> expected = twin.evaluate("client", permits, consume).toCompletableFuture().join();
+				List<LimitDecision> expected = twin.evaluate("client", permits, consume).toCompletableFuture().join();
 				assertThat(SuppliedClockScripts.run(redis, policy, keys, permits, consume, now))
 					.as("%s: %d permits, consume %s", context, permits, consume)
 					.isEqualTo(expected);

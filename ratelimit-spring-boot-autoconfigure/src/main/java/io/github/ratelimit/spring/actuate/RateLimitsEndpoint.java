@@ -431,12 +431,12 @@ public class RateLimitsEndpoint {
 	 * @param permitsLeased permits taken from the backend
 	 * @param permitsReturned unused permits given back to the backend
 	 * @param permitsExpired permits that expired unused
-	 * @param localDecisions requests decided from a lease in hand, without a backend call
+	 * @param leaseHits requests decided from a lease in hand, without a backend call
 	 * @param leasesHeld clients with a lease in hand now
 	 * @param permitsHeld unused permits in the leases in hand now
 	 */
 	public record LeaseReport(long batch, boolean adaptive, String maxAge, long renewals, long permitsLeased,
-			long permitsReturned, long permitsExpired, long localDecisions, long leasesHeld, long permitsHeld) {
+			long permitsReturned, long permitsExpired, long leaseHits, long leasesHeld, long permitsHeld) {
 
 		static @Nullable LeaseReport of(PolicyDefinition policy, @Nullable LeaseStats stats) {
 			if (!(policy.limiter() instanceof LeasedRateLimiter leased)) {
@@ -446,7 +446,7 @@ public class RateLimitsEndpoint {
 			LeaseStats totals = (stats != null) ? stats : leased.stats();
 			return new LeaseReport(settings.batch(), settings.adaptive(), settings.maxAge().toString(),
 					totals.renewals(), totals.permitsLeased(), totals.permitsReturned(), totals.permitsExpired(),
-					totals.localDecisions(), totals.leasesHeld(), totals.permitsHeld());
+					totals.leaseHits(), totals.leasesHeld(), totals.permitsHeld());
 		}
 
 	}

@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * Meters of leased policies, tagged {@code policy}, read from their lease statistics when the registry is read (no
  * cost on the decision path): counters {@value #RENEWALS}, {@value #PERMITS} (tagged {@code state} {@code leased},
- * {@code returned} or {@code expired}) and {@value #LOCAL}, gauges {@value #HELD} and {@value #KEYS}. A policy
+ * {@code returned} or {@code expired}) and {@value #HITS}, gauges {@value #HELD} and {@value #KEYS}. A policy
  * leased later (by a configuration refresh) gets its meters then.
  */
 public class RateLimitLeaseMetrics {
@@ -24,7 +24,7 @@ public class RateLimitLeaseMetrics {
 	public static final String PERMITS = "ratelimit.lease.permits";
 
 	/** The counter of requests decided from a lease in hand, without a backend call, by policy. */
-	public static final String LOCAL = "ratelimit.lease.local";
+	public static final String HITS = "ratelimit.lease.hits";
 
 	/** The gauge of unused permits in the leases in hand, by policy. */
 	public static final String HELD = "ratelimit.lease.held";
@@ -50,8 +50,8 @@ public class RateLimitLeaseMetrics {
 				"returned");
 		counter(registry, lease, PERMITS, "Leased permits that expired unused (or could not be given back)",
 				PolicyLease::permitsExpired, "expired");
-		counter(registry, lease, LOCAL, "Requests decided from a lease in hand, without a backend call",
-				PolicyLease::localDecisions, null);
+		counter(registry, lease, HITS, "Requests decided from a lease in hand, without a backend call",
+				PolicyLease::leaseHits, null);
 		Gauge.builder(HELD, lease, PolicyLease::permitsHeld)
 			.description("Unused permits in the leases this instance holds")
 			.tag("policy", lease.policy())

@@ -1,7 +1,7 @@
 package io.github.ratelimit.core.memory;
 
 import io.github.ratelimit.core.Limit;
-import io.github.ratelimit.core.LimitOutcome;
+import io.github.ratelimit.core.LimitDecision;
 
 import org.jspecify.annotations.Nullable;
 
@@ -10,11 +10,11 @@ import org.jspecify.annotations.Nullable;
  * {@code period / gcd} per token, refilled by {@code capacity / gcd} units per microsecond. A stored time from the
  * future (the clock stepped back) refills nothing until the clock passes it again.
  */
-final class LocalTokenBucket implements LocalAlgorithm {
+final class InMemoryTokenBucket implements InMemoryAlgorithm {
 
 	@Override
 	public Step evaluate(long @Nullable [] state, Limit limit, long now, long permits, boolean consume) {
-		long g = LocalAlgorithm.gcd(limit.capacity(), limit.periodMicros());
+		long g = InMemoryAlgorithm.gcd(limit.capacity(), limit.periodMicros());
 		long rate = limit.capacity() / g;
 		long unit = limit.periodMicros() / g;
 		long full = limit.capacity() * unit;
@@ -25,22 +25,22 @@ final class LocalTokenBucket implements LocalAlgorithm {
 			long elapsed = now - state[1];
 			gap = Math.max(0, -elapsed);
 			// compared before multiplying, so elapsed * rate stays below the missing units
-			level = (elapsed >= LocalAlgorithm.ceilDiv(full - state[0], rate)) ? full
+			level = (elapsed >= InMemoryAlgorithm.ceilDiv(full - state[0], rate)) ? full
 					: state[0] + Math.max(0, elapsed) * rate;
 		}
 		long need = permits * unit;
 		boolean allowed = level >= need;
-		long retry = allowed ? 0 : gap + LocalAlgorithm.ceilDiv(need - level, rate);
+		long retry = allowed ? 0 : gap + InMemoryAlgorithm.ceilDiv(need - level, rate);
 		long after = level;
 		if (allowed && consume) {
 			after = level - need;
 			gap = 0;
 		}
 		long remaining = after / unit;
-		long reset = gap + LocalAlgorithm.ceilDiv(full - after, rate);
+		long reset = gap + InMemoryAlgorithm.ceilDiv(full - after, rate);
 		long next = (remaining == limit.capacity()) ? 0
-				: gap + LocalAlgorithm.ceilDiv((remaining + 1) * unit - after, rate);
-		LimitOutcome outcome = new LimitOutcome(limit, allowed, remaining, retry, reset, next);
+				: gap + InMemoryAlgorithm.ceilDiv((remaining + 1) * unit - after, rate);
+		LimitDecision outcome = new LimitDecision(limit, allowed, remaining, retry, reset, next);
 		return new Step(outcome, new long[] { after, now }, now + reset);
 	}
 

@@ -20,7 +20,7 @@ import java.util.List;
  * hold no braces either, so keys of different (policy, client) pairs never collide. The fingerprint changes with the
  * policy's algorithm and limits, so changed limits start from fresh state.
  */
-public final class RateLimitKeys {
+public final class StorageKeys {
 
 	/** The longest client part, in UTF-8 bytes, kept as given. */
 	public static final int MAX_CLIENT_BYTES = 64;
@@ -36,7 +36,7 @@ public final class RateLimitKeys {
 	 * @param prefix the namespace of every key, such as {@code ratelimit}; not blank, without '{' or '}'
 	 * @param policy the policy
 	 */
-	public RateLimitKeys(String prefix, Policy policy) {
+	public StorageKeys(String prefix, Policy policy) {
 		this.base = checkPrefix(prefix) + ":" + policy.name() + ":"
 				+ ((policy.plan() != null) ? policy.plan() + "." : "") + policy.fingerprint() + ":{";
 		this.limitCount = policy.limits().size();

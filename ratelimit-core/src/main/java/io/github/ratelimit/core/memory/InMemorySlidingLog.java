@@ -1,7 +1,7 @@
 package io.github.ratelimit.core.memory;
 
 import io.github.ratelimit.core.Limit;
-import io.github.ratelimit.core.LimitOutcome;
+import io.github.ratelimit.core.LimitDecision;
 
 import org.jspecify.annotations.Nullable;
 
@@ -14,7 +14,7 @@ import org.jspecify.annotations.Nullable;
  * A permit is logged at the newest time already logged when the clock has stepped back behind it, so the log stays
  * in order and no permit expires earlier than the clock it was admitted by says.
  */
-final class LocalSlidingLog implements LocalAlgorithm {
+final class InMemorySlidingLog implements InMemoryAlgorithm {
 
 	private static final int HEAD = 0;
 
@@ -44,7 +44,7 @@ final class LocalSlidingLog implements LocalAlgorithm {
 		long oldest = (count > 0) ? time(log, expired) : stamp;
 		long reset = (after > 0) ? newest + period - now : 0;
 		long next = (after > 0) ? oldest + period - now : 0;
-		LimitOutcome outcome = new LimitOutcome(limit, allowed, capacity - after, retry, reset, next);
+		LimitDecision outcome = new LimitDecision(limit, allowed, capacity - after, retry, reset, next);
 		return new Step(outcome, log, now + reset);
 	}
 

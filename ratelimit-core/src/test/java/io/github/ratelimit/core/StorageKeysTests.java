@@ -12,13 +12,13 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
-class RateLimitKeysTests {
+class StorageKeysTests {
 
 	private final Policy policy = Policy.of("orders", Algorithm.TOKEN_BUCKET, "10/1m", "500/1d");
 
 	@Test
 	void keysNamePrefixPolicyFingerprintClientAndLimit() {
-		assertThat(new RateLimitKeys("rl", this.policy).keys("203.0.113.7")).containsExactly(
+		assertThat(new StorageKeys("rl", this.policy).keys("203.0.113.7")).containsExactly(
 				"rl:orders:" + this.policy.fingerprint() + ":{203.0.113.7}:0",
 				"rl:orders:" + this.policy.fingerprint() + ":{203.0.113.7}:1");
 	}
@@ -39,7 +39,7 @@ class RateLimitKeysTests {
 
 	@Test
 	void keysArePinnedAcrossReleases() {
-		RateLimitKeys keys = new RateLimitKeys("ratelimit", this.policy);
+		StorageKeys keys = new StorageKeys("ratelimit", this.policy);
 		assertThat(keys.keys("203.0.113.7")).containsExactly("ratelimit:orders:d8dd466d:{203.0.113.7}:0",
 				"ratelimit:orders:d8dd466d:{203.0.113.7}:1");
 		assertThat(keys.keys("2001:db8::/64")).containsExactly("ratelimit:orders:d8dd466d:{2001:db8::/64}:0",
@@ -55,20 +55,20 @@ class RateLimitKeysTests {
 		assertThat(keys.keys("x".repeat(65))).containsExactly(
 				"ratelimit:orders:d8dd466d:{#9537c5fdf120482f7d58d25e9ed583f52c02b4e304ea814db1633ad565aed7e9}:0",
 				"ratelimit:orders:d8dd466d:{#9537c5fdf120482f7d58d25e9ed583f52c02b4e304ea814db1633ad565aed7e9}:1");
-		assertThat(new RateLimitKeys("rl", Policy.of("hello", Algorithm.TOKEN_BUCKET, "5/10s")).keys("127.0.0.1"))
+		assertThat(new StorageKeys("rl", Policy.of("hello", Algorithm.TOKEN_BUCKET, "5/10s")).keys("127.0.0.1"))
 			.containsExactly("rl:hello:6bfbb2ec:{127.0.0.1}:0");
 	}
 
 	@Test
 	void everyKeyOfAClientStartsWithItsClientKey() {
-		RateLimitKeys keys = new RateLimitKeys("rl", this.policy);
+		StorageKeys keys = new StorageKeys("rl", this.policy);
 		assertThat(keys.clientKey("203.0.113.7")).isEqualTo("rl:orders:" + this.policy.fingerprint() + ":{203.0.113.7}:");
 		assertThat(keys.keys("203.0.113.7")).allSatisfy((key) -> assertThat(key).startsWith(keys.clientKey("203.0.113.7")));
 	}
 
 	@Test
 	void encodedKeysAreTheKeysInUtf8() {
-		RateLimitKeys keys = new RateLimitKeys("rl", new Policy("p", Algorithm.TOKEN_BUCKET,
+		StorageKeys keys = new StorageKeys("rl", new Policy("p", Algorithm.TOKEN_BUCKET,
 				Collections.nCopies(12, Limit.parse("5/1s"))));
 		for (String client : List.of("203.0.113.7", "ünï{cödé}", "x".repeat(100))) {
 			byte[][] expected = keys.keys(client).stream().map((key) -> key.getBytes(StandardCharsets.UTF_8))
@@ -80,18 +80,18 @@ class RateLimitKeysTests {
 
 	@Test
 	void clientPartIsKeptUpTo64BytesWithoutBraces() {
-		assertThat(RateLimitKeys.clientPart("a:b")).isEqualTo("a:b");
-		assertThat(RateLimitKeys.clientPart("z".repeat(64))).isEqualTo("z".repeat(64));
-		assertThat(RateLimitKeys.clientPart("z".repeat(65))).startsWith("#").hasSize(65);
-		assertThat(RateLimitKeys.clientPart("é".repeat(33))).startsWith("#").hasSize(65);
-		assertThat(RateLimitKeys.clientPart("{a}")).startsWith("#").doesNotContain("{", "}");
-		assertThat(RateLimitKeys.clientPart("{a}")).isNotEqualTo(RateLimitKeys.clientPart("{a}}"));
+		assertThat(StorageKeys.clientPart("a:b")).isEqualTo("a:b");
+		assertThat(StorageKeys.clientPart("z".repeat(64))).isEqualTo("z".repeat(64));
+		assertThat(StorageKeys.clientPart("z".repeat(65))).startsWith("#").hasSize(65);
+		assertThat(StorageKeys.clientPart("é".repeat(33))).startsWith("#").hasSize(65);
+		assertThat(StorageKeys.clientPart("{a}")).startsWith("#").doesNotContain("{", "}");
+		assertThat(StorageKeys.clientPart("{a}")).isNotEqualTo(StorageKeys.clientPart("{a}}"));
 	}
 
 	@Test
 	void clientsWithUnpairedSurrogatesNeverShareKeys() {
 		Policy policy = Policy.of("api", Algorithm.GCRA, "1/1s");
-		RateLimitKeys keys = new RateLimitKeys("ratelimit", policy);
+		StorageKeys keys = new StorageKeys("ratelimit", policy);
 		List<String> clients = List.of("\uD800", "\uDC00", "?", "\uD800a", "\uD800b", "?a", "\uDBFFa", "a\uDC00",
 				"\uDC00\uD800", "\uD800\uDC00", "\uD800\uDC00\uD800");
 		List<String> encoded = clients.stream()
@@ -99,23 +99,23 @@ class RateLimitKeysTests {
 			.toList();
 		assertThat(encoded).doesNotHaveDuplicates();
 		// a valid pair (U+10000) and ordinary text keep the encoding they always had
-		assertThat(RateLimitKeys.clientPart("\uD800\uDC00")).isEqualTo("\uD800\uDC00");
-		assertThat(RateLimitKeys.clientPart("?a")).isEqualTo("?a");
-		assertThat(RateLimitKeys.clientPart("\uD800a")).startsWith("#").hasSize(65);
+		assertThat(StorageKeys.clientPart("\uD800\uDC00")).isEqualTo("\uD800\uDC00");
+		assertThat(StorageKeys.clientPart("?a")).isEqualTo("?a");
+		assertThat(StorageKeys.clientPart("\uD800a")).startsWith("#").hasSize(65);
 	}
 
 	@Test
 	void hostileClientsGetDistinctKeys() {
 		List<String> clients = AbstractRateLimiterBackendTests.hostileKeys();
 		Set<String> keys = new HashSet<>();
-		clients.forEach((client) -> keys.addAll(new RateLimitKeys("rl", this.policy).keys(client)));
+		clients.forEach((client) -> keys.addAll(new StorageKeys("rl", this.policy).keys(client)));
 		assertThat(keys).hasSize(clients.size() * 2);
 	}
 
 	@Test
 	void planKeysNameThePlanBeforeTheFingerprint() {
 		Policy pro = this.policy.withPlan("pro", Algorithm.TOKEN_BUCKET, this.policy.limits());
-		assertThat(new RateLimitKeys("ratelimit", pro).keys("203.0.113.7")).containsExactly(
+		assertThat(new StorageKeys("ratelimit", pro).keys("203.0.113.7")).containsExactly(
 				"ratelimit:orders:pro.d8dd466d:{203.0.113.7}:0", "ratelimit:orders:pro.d8dd466d:{203.0.113.7}:1");
 	}
 
@@ -155,11 +155,11 @@ class RateLimitKeysTests {
 	 */
 	@Test
 	void everyKeyOfAPlanDecisionSharesOneHashSlot() {
-		RateLimitKeys keys = new RateLimitKeys("rl", plan(this.policy, "pro"));
+		StorageKeys keys = new StorageKeys("rl", plan(this.policy, "pro"));
 		for (String client : List.of("203.0.113.7", "ünï{cödé}", "x".repeat(100), "a}b{c")) {
 			Set<String> tags = new HashSet<>();
 			keys.keys(client).forEach((key) -> tags.add(hashTag(key)));
-			assertThat(tags).as("hash tags of %s", client).containsExactly(RateLimitKeys.clientPart(client));
+			assertThat(tags).as("hash tags of %s", client).containsExactly(StorageKeys.clientPart(client));
 		}
 	}
 
@@ -172,7 +172,7 @@ class RateLimitKeysTests {
 		int count = 0;
 		for (Policy policy : policies) {
 			for (String client : clients) {
-				List<String> clientKeys = new RateLimitKeys("rl", policy).keys(client);
+				List<String> clientKeys = new StorageKeys("rl", policy).keys(client);
 				keys.addAll(clientKeys);
 				count += clientKeys.size();
 			}
@@ -191,9 +191,9 @@ class RateLimitKeysTests {
 
 	@Test
 	void refusesPrefixesWithBraces() {
-		assertThatIllegalArgumentException().isThrownBy(() -> new RateLimitKeys("r{l}", this.policy))
+		assertThatIllegalArgumentException().isThrownBy(() -> new StorageKeys("r{l}", this.policy))
 			.withMessageContaining("must not contain '{' or '}'");
-		assertThatIllegalArgumentException().isThrownBy(() -> new RateLimitKeys("", this.policy))
+		assertThatIllegalArgumentException().isThrownBy(() -> new StorageKeys("", this.policy))
 			.withMessageContaining("must not be blank");
 	}
 

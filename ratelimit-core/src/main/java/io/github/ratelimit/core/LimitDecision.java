@@ -11,7 +11,7 @@ package io.github.ratelimit.core;
  * @param nextPermitMicros the time until this limit has more permits than {@code remaining} (draft-10's {@code t}:
  * until additional quota is available); 0 when it is full
  */
-public record LimitOutcome(Limit limit, boolean allowed, long remaining, long retryAfterMicros, long resetAfterMicros,
+public record LimitDecision(Limit limit, boolean allowed, long remaining, long retryAfterMicros, long resetAfterMicros,
 		long nextPermitMicros) {
 
 	/**

@@ -1,7 +1,7 @@
 package io.github.ratelimit.core.memory;
 
 import io.github.ratelimit.core.Limit;
-import io.github.ratelimit.core.LimitOutcome;
+import io.github.ratelimit.core.LimitDecision;
 
 import org.jspecify.annotations.Nullable;
 
@@ -11,11 +11,11 @@ import org.jspecify.annotations.Nullable;
  * ahead of now, so a TAT from the future (the clock stepped back) reads as an empty bucket and its waits stay exact
  * without multiplying the step.
  */
-final class LocalGcra implements LocalAlgorithm {
+final class InMemoryGcra implements InMemoryAlgorithm {
 
 	@Override
 	public Step evaluate(long @Nullable [] state, Limit limit, long now, long permits, boolean consume) {
-		long g = LocalAlgorithm.gcd(limit.capacity(), limit.periodMicros());
+		long g = InMemoryAlgorithm.gcd(limit.capacity(), limit.periodMicros());
 		long rate = limit.capacity() / g;
 		long interval = limit.periodMicros() / g;
 		long window = limit.capacity() * interval;
@@ -29,7 +29,7 @@ final class LocalGcra implements LocalAlgorithm {
 		long used = (ahead >= limit.periodMicros()) ? window : ahead * rate + fraction;
 		long need = permits * interval;
 		boolean allowed = used <= window - need;
-		long retry = allowed ? 0 : ahead + LocalAlgorithm.ceilDiv(fraction + need - window, rate);
+		long retry = allowed ? 0 : ahead + InMemoryAlgorithm.ceilDiv(fraction + need - window, rate);
 		if (allowed && consume) {
 			long after = used + need;
 			ahead = after / rate;
@@ -37,10 +37,10 @@ final class LocalGcra implements LocalAlgorithm {
 			used = after;
 		}
 		long remaining = (window - used) / interval;
-		long reset = ahead + LocalAlgorithm.ceilDiv(fraction, rate);
+		long reset = ahead + InMemoryAlgorithm.ceilDiv(fraction, rate);
 		long next = (remaining == limit.capacity()) ? 0
-				: ahead + LocalAlgorithm.ceilDiv(fraction + (remaining + 1) * interval - window, rate);
-		LimitOutcome outcome = new LimitOutcome(limit, allowed, remaining, retry, reset, next);
+				: ahead + InMemoryAlgorithm.ceilDiv(fraction + (remaining + 1) * interval - window, rate);
+		LimitDecision outcome = new LimitDecision(limit, allowed, remaining, retry, reset, next);
 		return new Step(outcome, new long[] { now + ahead, fraction }, now + reset);
 	}
 

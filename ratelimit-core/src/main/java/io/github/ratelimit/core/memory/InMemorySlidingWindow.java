@@ -1,7 +1,7 @@
 package io.github.ratelimit.core.memory;
 
 import io.github.ratelimit.core.Limit;
-import io.github.ratelimit.core.LimitOutcome;
+import io.github.ratelimit.core.LimitDecision;
 
 import org.jspecify.annotations.Nullable;
 
@@ -13,13 +13,13 @@ import org.jspecify.annotations.Nullable;
  * Every product is at most {@code capacity * period}, which {@link io.github.ratelimit.core.Policy} bounds by
  * 2<sup>53</sup>: sums are never formed, sides are compared instead.
  */
-final class LocalSlidingWindow implements LocalAlgorithm {
+final class InMemorySlidingWindow implements InMemoryAlgorithm {
 
 	@Override
 	public Step evaluate(long @Nullable [] state, Limit limit, long now, long permits, boolean consume) {
 		long capacity = limit.capacity();
 		long period = limit.periodMicros();
-		long window = LocalAlgorithm.floorDiv(now, period);
+		long window = InMemoryAlgorithm.floorDiv(now, period);
 		long current = 0;
 		long previous = 0;
 		if (state != null && state[0] >= window) {
@@ -36,10 +36,10 @@ final class LocalSlidingWindow implements LocalAlgorithm {
 		boolean allowed = current <= capacity - permits && weighted <= (capacity - current - permits) * period;
 		long retry = allowed ? 0 : wait(current, previous, permits, capacity, period, offset);
 		long after = (allowed && consume) ? current + permits : current;
-		long remaining = Math.max(0, LocalAlgorithm.floorDiv((capacity - after) * period - weighted, period));
+		long remaining = Math.max(0, InMemoryAlgorithm.floorDiv((capacity - after) * period - weighted, period));
 		long reset = (after > 0) ? (period - offset) + period : (previous > 0) ? period - offset : 0;
 		long next = (remaining == capacity) ? 0 : wait(after, previous, remaining + 1, capacity, period, offset);
-		LimitOutcome outcome = new LimitOutcome(limit, allowed, remaining, retry, reset, next);
+		LimitDecision outcome = new LimitDecision(limit, allowed, remaining, retry, reset, next);
 		return new Step(outcome, new long[] { window, after, previous }, now + reset);
 	}
 
@@ -57,7 +57,7 @@ final class LocalSlidingWindow implements LocalAlgorithm {
 	 * {@code room} more: the least {@code t} with {@code count * (period - t) <= room * period}.
 	 */
 	private static long roomAt(long count, long room, long period) {
-		return (count == 0) ? 0 : Math.max(0, period - LocalAlgorithm.floorDiv(room * period, count));
+		return (count == 0) ? 0 : Math.max(0, period - InMemoryAlgorithm.floorDiv(room * period, count));
 	}
 
 }

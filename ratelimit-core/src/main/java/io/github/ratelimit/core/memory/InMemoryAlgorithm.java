@@ -2,14 +2,14 @@ package io.github.ratelimit.core.memory;
 
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Limit;
-import io.github.ratelimit.core.LimitOutcome;
+import io.github.ratelimit.core.LimitDecision;
 
 import org.jspecify.annotations.Nullable;
 
 /**
  * One algorithm's arithmetic on one limit's state, in integer microseconds: the in-memory twin of its Lua script.
  */
-interface LocalAlgorithm {
+interface InMemoryAlgorithm {
 
 	/**
 	 * Evaluates one limit for a request. Every algorithm may rely on {@code permits} being at most the limit's
@@ -58,16 +58,16 @@ interface LocalAlgorithm {
 	 * @param state the state after taking the permits, unless the algorithm takes them in {@link #admit}
 	 * @param expiresAt the time, in microseconds, from which the state equals a fresh one
 	 */
-	record Step(LimitOutcome outcome, long[] state, long expiresAt) {
+	record Step(LimitDecision outcome, long[] state, long expiresAt) {
 	}
 
-	static LocalAlgorithm of(Algorithm algorithm) {
+	static InMemoryAlgorithm of(Algorithm algorithm) {
 		return switch (algorithm) {
-			case TOKEN_BUCKET -> new LocalTokenBucket();
-			case GCRA -> new LocalGcra();
-			case FIXED_WINDOW -> new LocalFixedWindow();
-			case SLIDING_WINDOW -> new LocalSlidingWindow();
-			case SLIDING_LOG -> new LocalSlidingLog();
+			case TOKEN_BUCKET -> new InMemoryTokenBucket();
+			case GCRA -> new InMemoryGcra();
+			case FIXED_WINDOW -> new InMemoryFixedWindow();
+			case SLIDING_WINDOW -> new InMemorySlidingWindow();
+			case SLIDING_LOG -> new InMemorySlidingLog();
 		};
 	}
 

@@ -1,7 +1,7 @@
 package io.github.ratelimit.core.memory;
 
 import io.github.ratelimit.core.Limit;
-import io.github.ratelimit.core.LimitOutcome;
+import io.github.ratelimit.core.LimitDecision;
 
 import org.jspecify.annotations.Nullable;
 
@@ -9,12 +9,12 @@ import org.jspecify.annotations.Nullable;
  * Fixed window, the twin of {@code fixed-window.lua}: state {@code [window index, count]}, windows aligned to the
  * epoch. A stored window from the future (the clock stepped back) stays the current one until it ends.
  */
-final class LocalFixedWindow implements LocalAlgorithm {
+final class InMemoryFixedWindow implements InMemoryAlgorithm {
 
 	@Override
 	public Step evaluate(long @Nullable [] state, Limit limit, long now, long permits, boolean consume) {
 		long period = limit.periodMicros();
-		long window = LocalAlgorithm.floorDiv(now, period);
+		long window = InMemoryAlgorithm.floorDiv(now, period);
 		long count = 0;
 		if (state != null && state[0] >= window) {
 			window = state[0];
@@ -23,7 +23,7 @@ final class LocalFixedWindow implements LocalAlgorithm {
 		long left = (window + 1) * period - now;
 		boolean allowed = count <= limit.capacity() - permits;
 		long after = (allowed && consume) ? count + permits : count;
-		LimitOutcome outcome = new LimitOutcome(limit, allowed, limit.capacity() - after, allowed ? 0 : left,
+		LimitDecision outcome = new LimitDecision(limit, allowed, limit.capacity() - after, allowed ? 0 : left,
 				(after > 0) ? left : 0, (after > 0) ? left : 0);
 		return new Step(outcome, new long[] { window, after }, now + left);
 	}
@@ -38,7 +38,7 @@ final class LocalFixedWindow implements LocalAlgorithm {
 	 * @return the state to keep: a new one, or {@code state} when its window is another
 	 */
 	static long[] giveBack(long[] state, Limit limit, long takenAt, long permits) {
-		if (state[0] != LocalAlgorithm.floorDiv(takenAt, limit.periodMicros())) {
+		if (state[0] != InMemoryAlgorithm.floorDiv(takenAt, limit.periodMicros())) {
 			return state;
 		}
 		return new long[] { state[0], Math.max(0, state[1] - permits) };
