@@ -113,7 +113,7 @@ class RateLimitChainTests {
 			}
 
 			@Override
-			public long cost(PolicyDefinition plan, @Nullable RateLimitRequest request) {
+			public long permits(PolicyDefinition plan, @Nullable RateLimitRequest request) {
 				return 1;
 			}
 

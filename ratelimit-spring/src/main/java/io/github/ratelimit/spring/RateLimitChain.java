@@ -97,12 +97,13 @@ public final class RateLimitChain {
 		CompletionStage<String> key(@Nullable RateLimitRequest request);
 
 		/**
-		 * The permits the request costs under the client's plan.
+		 * The permits the request takes under the client's plan: the plan's configured {@code cost}, or the
+		 * annotation's {@code cost} evaluated for the call.
 		 * @param plan the client's plan of the policy, or the policy
 		 * @param request the request, or {@code null} outside one
 		 * @return the permits, at least 1
 		 */
-		long cost(PolicyDefinition plan, @Nullable RateLimitRequest request);
+		long permits(PolicyDefinition plan, @Nullable RateLimitRequest request);
 
 		/**
 		 * The step of a web filter's policy: the key from the policy's key strategy, the cost of the client's plan.
@@ -143,7 +144,7 @@ public final class RateLimitChain {
 		}
 
 		@Override
-		public long cost(PolicyDefinition plan, @Nullable RateLimitRequest request) {
+		public long permits(PolicyDefinition plan, @Nullable RateLimitRequest request) {
 			return plan.cost();
 		}
 
@@ -190,7 +191,7 @@ public final class RateLimitChain {
 				}
 				then(() -> step.policy().planForAsync(key, this.request),
 						(plan) -> then(() -> RateLimitChain.this.enforcer.enforceAsync(plan, key,
-								step.cost(plan, this.request), this.parent),
+								step.permits(plan, this.request), this.parent),
 								(outcome) -> decided(index, shown, step, key, outcome)));
 			});
 		}

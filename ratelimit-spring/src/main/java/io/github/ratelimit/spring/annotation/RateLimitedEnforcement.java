@@ -150,8 +150,8 @@ final class RateLimitedEnforcement {
 		}
 
 		@Override
-		public long cost(PolicyDefinition plan, @Nullable RateLimitRequest request) {
-			return permits(this.limit, plan, this.args, request);
+		public long permits(PolicyDefinition plan, @Nullable RateLimitRequest request) {
+			return RateLimitedEnforcement.this.permits(this.limit, plan, this.args, request);
 		}
 
 	}
