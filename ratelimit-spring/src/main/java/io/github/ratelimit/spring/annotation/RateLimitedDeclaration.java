@@ -15,7 +15,7 @@ import java.util.List;
  * @param targetClass the bean class
  * @param classLevel whether the annotation is on the class (or a supertype) rather than on the method
  */
-public record RateLimitedDeclaration(String policy, List<String> limits, String algorithm, String key, String cost,
+record RateLimitedDeclaration(String policy, List<String> limits, String algorithm, String key, String cost,
 		Method method, Class<?> targetClass, boolean classLevel) {
 
 	/**

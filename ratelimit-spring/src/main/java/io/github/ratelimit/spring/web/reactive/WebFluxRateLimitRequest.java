@@ -18,7 +18,7 @@ import org.springframework.web.server.ServerWebExchange;
  * parameters are WebFlux's decoded query parameters, never a form body. The root of {@code expr:} key expressions is
  * the {@link ServerHttpRequest} (for example {@code expr:headers.getFirst('X-Tenant')}).
  */
-public final class WebFluxRateLimitRequest implements RateLimitRequest {
+final class WebFluxRateLimitRequest implements RateLimitRequest {
 
 	/** What the remote address is, for a request whose server does not know it. */
 	static final String UNKNOWN_ADDRESS = "unknown";
