@@ -6,8 +6,9 @@
 # Builds both (the base in a temporary git worktree), then runs PathComparison alternately on each build, `rounds`
 # times, every JVM pinned to CPU 0 and the Redis it starts to CPU 1 (as run.sh; needs redis-server and taskset, and wrk
 # with --http), and prints the medians of ratios taken within each JVM: decision paths against plain Lettuce measured
-# in the same JVM (about 2 minutes per round), or each sample app's limited path against its unlimited one (about 4
-# minutes per round). The base is measured by this tree's PathComparison, compiled against the base's classes. Run it
+# in the same JVM (about 2 minutes per round), or each sample app's limited path against its unlimited one (about 5
+# minutes per round: each JVM starts the four sample apps, warms each (app, path) up twice, then measures two inner
+# rounds whose order rotates). The base is measured by this tree's PathComparison, compiled against the base's classes. Run it
 # alone on the machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,12 +28,12 @@ javac -nowarn -d "$work/classes" -cp "$work/base/ratelimit-benchmarks/target/cla
 version=$(sed -n 's:.*<version>\(.*-SNAPSHOT\)</version>.*:\1:p' pom.xml | head -1)
 run() { # classpath, label, round, tree
   if [ "$mode" = "--http" ]; then
-    args=(http "$2" "$4/sample-app/target/sample-app-$version.jar" "$4/sample-webflux-app/target/sample-webflux-app-$version.jar" 1)
+    args=(http "$2" "$4/sample-app/target/sample-app-$version.jar" "$4/sample-webflux-app/target/sample-webflux-app-$version.jar" 2)
   else
     args=(measure "$2" 1)
   fi
   taskset -c 0 java -Xmx1g -Dbenchmark.redisServer="$(command -v redis-server)" -Dbenchmark.redisCpu=1 -Dbenchmark.clientCpu=0 \
-    -cp "$1" io.github.ratelimit.benchmarks.PathComparison "${args[@]}" | grep -E '^(PATH|HTTP)' | sed "s/round=[0-9]*/round=$3/"
+    -cp "$1" io.github.ratelimit.benchmarks.PathComparison "${args[@]}" | grep -E '^(PATH|HTTP)' | sed "s/round=\([0-9]*\)/round=$3.\1/"
 }
 for round in $(seq 1 "$rounds"); do
   run "$work/classes:$work/base/ratelimit-benchmarks/target/classes:$work/base/ratelimit-benchmarks/target/lib/*" \

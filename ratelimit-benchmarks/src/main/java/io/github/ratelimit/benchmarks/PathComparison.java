@@ -38,10 +38,10 @@ import io.github.ratelimit.redis.PlainLettuceLimiter;
 public final class PathComparison {
 
 	private static final Pattern HTTP_LINE = Pattern.compile(
-			"HTTP (\\S+) round=(\\d+) app=(\\S+) limited=(\\S+) perSecond=(\\S+) appCpuMicros=(\\S+)");
+			"HTTP (\\S+) round=(\\S+) app=(\\S+) limited=(\\S+) perSecond=(\\S+) appCpuMicros=(\\S+)");
 
 	private static final Pattern LINE = Pattern.compile(
-			"PATH (\\S+) round=(\\d+) path=(\\S+) threads=(\\d+) perSecond=\\S+ ratio=(\\S+) cpuMicros=\\S+ cpuRatio=(\\S+)");
+			"PATH (\\S+) round=(\\S+) path=(\\S+) threads=(\\d+) perSecond=\\S+ ratio=(\\S+) cpuMicros=\\S+ cpuRatio=(\\S+)");
 
 	private PathComparison() {
 	}
@@ -116,8 +116,9 @@ public final class PathComparison {
 		CpuPinning pinning = CpuPinning.fromSystemProperties();
 		try (RedisServerProcess server = RedisServerProcess
 			.start(System.getProperty("benchmark.redisServer", "redis-server"), pinning)) {
+			// two warm-up runs of each app and path, then rounds whose order of (app, path) rotates from round to round
 			HttpOverhead.Result result = new HttpOverhead(jars, server, pinning, 1, 16, 3, (line) -> {
-			}).measure(rounds, 1);
+			}).measure(rounds, 2);
 			for (HttpOverhead.Run run : result.runs()) {
 				System.out.printf("HTTP %s round=%d app=%s limited=%s perSecond=%.0f appCpuMicros=%.1f%n", label,
 						run.round(), run.app().name(), run.limited(), run.requestsPerSecond(),
