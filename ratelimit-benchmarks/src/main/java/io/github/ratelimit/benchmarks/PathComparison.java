@@ -26,19 +26,9 @@ import io.github.ratelimit.redis.PlainLettuceLimiter;
  * order rotating) in a JVM pinned to one CPU, Redis to the other. Each line it prints gives a path's decisions per
  * second and client CPU per decision as ratios to plain Lettuce's in the same round.
  * <p>
- * With {@code http <label> <servlet sample jar> <WebFlux sample jar> <rounds>}, it measures instead the sample apps'
- * limited path against their unlimited one under {@code wrk} ({@link HttpOverhead}: the servlet sample as shipped,
- * without Lettuce's observation, leased, and the WebFlux sample), printing each run's requests per second and the
- * app's CPU per request; summarized, the limited path's requests per second and CPU per request as ratios to the
- * unlimited path's in the same round.
- * <p>
- * Arguments: {@code measure <label> <rounds>}, {@code http <label> <servlet jar> <webflux jar> <rounds>} or
- * {@code summarize <file of their lines>}.
+ * Arguments: {@code measure <label> <rounds>} or {@code summarize <file of their lines>}.
  */
 public final class PathComparison {
-
-	private static final Pattern HTTP_LINE = Pattern.compile(
-			"HTTP (\\S+) round=(\\S+) app=(\\S+) limited=(\\S+) perSecond=(\\S+) appCpuMicros=(\\S+)");
 
 	private static final Pattern LINE = Pattern.compile(
 			"PATH (\\S+) round=(\\S+) path=(\\S+) threads=(\\d+) perSecond=\\S+ ratio=(\\S+) cpuMicros=\\S+ cpuRatio=(\\S+)");
@@ -55,15 +45,11 @@ public final class PathComparison {
 		if (args.length == 3 && args[0].equals("measure")) {
 			measure(args[1], Integer.parseInt(args[2]));
 		}
-		else if (args.length == 5 && args[0].equals("http")) {
-			http(args[1], new HttpOverhead.Jars(args[2], args[3]), Integer.parseInt(args[4]));
-		}
 		else if (args.length == 2 && args[0].equals("summarize")) {
 			summarize(Path.of(args[1]));
 		}
 		else {
-			throw new IllegalArgumentException("Usage: PathComparison measure <label> <rounds> | http <label> "
-					+ "<servlet jar> <webflux jar> <rounds> | summarize <file>");
+			throw new IllegalArgumentException("Usage: PathComparison measure <label> <rounds> | summarize <file>");
 		}
 	}
 
@@ -112,21 +98,6 @@ public final class PathComparison {
 		}
 	}
 
-	private static void http(String label, HttpOverhead.Jars jars, int rounds) {
-		CpuPinning pinning = CpuPinning.fromSystemProperties();
-		try (RedisServerProcess server = RedisServerProcess
-			.start(System.getProperty("benchmark.redisServer", "redis-server"), pinning)) {
-			// two warm-up runs of each app and path, then rounds whose order of (app, path) rotates from round to round
-			HttpOverhead.Result result = new HttpOverhead(jars, server, pinning, 1, 16, 3, (line) -> {
-			}).measure(rounds, 2);
-			for (HttpOverhead.Run run : result.runs()) {
-				System.out.printf("HTTP %s round=%d app=%s limited=%s perSecond=%.0f appCpuMicros=%.1f%n", label,
-						run.round(), run.app().name(), run.limited(), run.requestsPerSecond(),
-						run.appCpuMicrosPerRequest());
-			}
-		}
-	}
-
 	private static Contender contender(Runnable close, java.util.function.IntPredicate decide) {
 		return new Contender() {
 
@@ -145,7 +116,6 @@ public final class PathComparison {
 
 	private static void summarize(Path file) throws IOException {
 		List<String> lines = Files.readAllLines(file);
-		summarizeHttp(lines);
 		Map<String, List<double[]>> cells = new TreeMap<>();
 		for (String line : lines) {
 			Matcher m = LINE.matcher(line);
@@ -163,41 +133,6 @@ public final class PathComparison {
 		System.out.println("|---|---|---|---|---|---|");
 		cells.forEach((cell, values) -> System.out.printf("%s %s | %s | %d |%n", cell, spread(values, 0),
 				spread(values, 1), values.size()));
-	}
-
-	/**
-	 * Per build and app, the limited path's requests per second and app CPU per request as ratios to the unlimited
-	 * path's of the same round.
-	 */
-	private static void summarizeHttp(List<String> lines) {
-		Map<String, Map<Boolean, double[]>> runs = new TreeMap<>();
-		for (String line : lines) {
-			Matcher m = HTTP_LINE.matcher(line);
-			if (m.find()) {
-				runs.computeIfAbsent(m.group(1) + " " + m.group(3) + " " + m.group(2), (k) -> new HashMap<>())
-					.put(Boolean.parseBoolean(m.group(4)),
-							new double[] { Double.parseDouble(m.group(5)), Double.parseDouble(m.group(6)) });
-			}
-		}
-		Map<String, List<double[]>> cells = new TreeMap<>();
-		runs.forEach((run, paths) -> {
-			double[] limited = paths.get(true);
-			double[] unlimited = paths.get(false);
-			if (limited != null && unlimited != null) {
-				String[] parts = run.split(" ");
-				cells.computeIfAbsent(String.format("| %s | %s |", parts[0], parts[1]), (k) -> new ArrayList<>())
-					.add(new double[] { limited[0] / unlimited[0], limited[1] / unlimited[1] });
-			}
-		});
-		if (cells.isEmpty()) {
-			return;
-		}
-		System.out.println("| build | sample app | limited path's requests/s vs unlimited: median [range] "
-				+ "| app CPU per request, limited vs unlimited: median [range] | rounds |");
-		System.out.println("|---|---|---|---|---|");
-		cells.forEach((cell, values) -> System.out.printf("%s %s | %s | %d |%n", cell, spread(values, 0),
-				spread(values, 1), values.size()));
-		System.out.println();
 	}
 
 	private static String spread(List<double[]> values, int index) {
