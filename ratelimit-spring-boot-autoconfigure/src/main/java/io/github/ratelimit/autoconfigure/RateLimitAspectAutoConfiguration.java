@@ -9,13 +9,14 @@ import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.spring.ReactiveCurrentRequest;
 import io.github.ratelimit.spring.annotation.RateLimitedAdvisor;
-import io.github.ratelimit.spring.annotation.RateLimitedAnnotations;
-import io.github.ratelimit.spring.annotation.RateLimitedInterceptor;
 import io.github.ratelimit.spring.annotation.RateLimitedPolicies;
-import io.github.ratelimit.spring.annotation.RateLimitedStartupCheck;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
 
+import org.aopalliance.intercept.MethodInterceptor;
+
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -36,42 +37,36 @@ import org.springframework.context.annotation.Role;
 @ConditionalOnBean(RateLimitRegistry.class)
 public final class RateLimitAspectAutoConfiguration {
 
-	@Bean
-	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-	@ConditionalOnMissingBean
-	static RateLimitedAnnotations rateLimitedAnnotations() {
-		return new RateLimitedAnnotations();
-	}
+	/** The interceptor's bean name, by which the advisor finds it on the first call of a rate limited method. */
+	private static final String INTERCEPTOR = "rateLimitedInterceptor";
 
 	@Bean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	@ConditionalOnMissingBean
-	static RateLimitedAdvisor rateLimitedAdvisor(RateLimitedAnnotations annotations,
-			ObjectProvider<RateLimitedInterceptor> interceptor) {
-		return new RateLimitedAdvisor(annotations, interceptor::getObject);
+	static RateLimitedAdvisor rateLimitedAdvisor(BeanFactory beanFactory) {
+		return new RateLimitedAdvisor(() -> beanFactory.getBean(INTERCEPTOR, MethodInterceptor.class));
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitedPolicies rateLimitedPolicies(RateLimitedAnnotations annotations, RateLimitRegistry registry) {
-		return new RateLimitedPolicies(annotations, registry);
+	RateLimitedPolicies rateLimitedPolicies(RateLimitedAdvisor advisor, RateLimitRegistry registry) {
+		return advisor.policies(registry);
 	}
 
-	@Bean
-	@ConditionalOnMissingBean
-	RateLimitedInterceptor rateLimitedInterceptor(RateLimitedPolicies policies, RateLimitEnforcer enforcer,
+	@Bean(INTERCEPTOR)
+	@ConditionalOnMissingBean(name = INTERCEPTOR)
+	MethodInterceptor rateLimitedInterceptor(RateLimitedPolicies policies, RateLimitEnforcer enforcer,
 			RateLimitHeaders headers, CurrentRequest currentRequest, IpKeys ipKeys,
 			@Qualifier(TaskExecutionAutoConfiguration.APPLICATION_TASK_EXECUTOR_BEAN_NAME) ObjectProvider<Executor> taskExecutor,
 			ObjectProvider<ReactiveCurrentRequest> reactiveCurrentRequest) {
-		return new RateLimitedInterceptor(policies, enforcer, headers, currentRequest, ipKeys,
+		return RateLimitedAdvisor.interceptor(policies, enforcer, headers, currentRequest, ipKeys,
 				taskExecutor.getIfAvailable(ForkJoinPool::commonPool), reactiveCurrentRequest.getIfAvailable());
 	}
 
 	@Bean
-	@ConditionalOnMissingBean
-	RateLimitedStartupCheck rateLimitedStartupCheck(RateLimitedAnnotations annotations, RateLimitedPolicies policies,
-			RateLimitRegistry registry) {
-		return new RateLimitedStartupCheck(annotations, policies,
+	@ConditionalOnMissingBean(name = "rateLimitedStartupCheck")
+	SmartInitializingSingleton rateLimitedStartupCheck(RateLimitedPolicies policies, RateLimitRegistry registry) {
+		return RateLimitedAdvisor.startupCheck(policies,
 				(applied) -> AppliedPolicies.requireEveryPolicyApplied(registry, applied));
 	}
 

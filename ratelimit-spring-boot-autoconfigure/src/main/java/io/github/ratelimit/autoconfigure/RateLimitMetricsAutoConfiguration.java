@@ -2,10 +2,10 @@ package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.spring.PolicyLeases;
 import io.github.ratelimit.spring.RateLimitRegistry;
-import io.github.ratelimit.spring.metrics.RateLimitLeaseMetrics;
 import io.github.ratelimit.spring.metrics.RateLimitMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -24,15 +24,8 @@ public final class RateLimitMetricsAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitMetrics rateLimitMetrics(MeterRegistry registry) {
-		return new RateLimitMetrics(registry);
-	}
-
-	@Bean
-	@ConditionalOnMissingBean
-	@ConditionalOnBean(PolicyLeases.class)
-	RateLimitLeaseMetrics rateLimitLeaseMetrics(MeterRegistry registry, PolicyLeases leases) {
-		return new RateLimitLeaseMetrics(registry, leases);
+	RateLimitMetrics rateLimitMetrics(MeterRegistry registry, ObjectProvider<PolicyLeases> leases) {
+		return new RateLimitMetrics(registry, leases.getIfAvailable());
 	}
 
 }

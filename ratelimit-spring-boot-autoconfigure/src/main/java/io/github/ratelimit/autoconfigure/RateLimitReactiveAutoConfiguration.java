@@ -6,10 +6,7 @@ import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.spring.ReactiveCurrentRequest;
 import io.github.ratelimit.spring.web.RateLimitExceptionHandler;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
-import io.github.ratelimit.spring.web.reactive.RateLimitWebExceptionHandler;
 import io.github.ratelimit.spring.web.reactive.RateLimitWebFilter;
-import io.github.ratelimit.spring.web.reactive.WebFluxCurrentRequest;
-import io.github.ratelimit.spring.web.reactive.ReactiveProblemResponseWriter;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -20,6 +17,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.web.reactive.DispatcherHandler;
+import org.springframework.web.server.WebExceptionHandler;
 import org.springframework.web.server.WebFilter;
 
 /**
@@ -35,21 +33,14 @@ public final class RateLimitReactiveAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	ReactiveProblemResponseWriter rateLimitReactiveProblemResponseWriter() {
-		return new ReactiveProblemResponseWriter();
+	ReactiveCurrentRequest rateLimitReactiveCurrentRequest() {
+		return RateLimitWebFilter.currentRequest();
 	}
 
 	@Bean
-	@ConditionalOnMissingBean(ReactiveCurrentRequest.class)
-	WebFluxCurrentRequest rateLimitReactiveCurrentRequest() {
-		return new WebFluxCurrentRequest();
-	}
-
-	@Bean
-	@ConditionalOnMissingBean
-	RateLimitWebExceptionHandler rateLimitWebExceptionHandler(RateLimitHeaders headers,
-			ReactiveProblemResponseWriter problems) {
-		return new RateLimitWebExceptionHandler(headers, problems);
+	@ConditionalOnMissingBean(name = "rateLimitWebExceptionHandler")
+	WebExceptionHandler rateLimitWebExceptionHandler(RateLimitHeaders headers) {
+		return RateLimitWebFilter.exceptionHandler(headers);
 	}
 
 	@Configuration(proxyBeanMethods = false)
@@ -59,18 +50,18 @@ public final class RateLimitReactiveAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean(name = "rateLimitWebFilter")
 		RateLimitWebFilter rateLimitWebFilter(RateLimitProperties properties, RateLimitRegistry registry,
-				RateLimitEnforcer enforcer, RateLimitHeaders headers, ReactiveProblemResponseWriter problems) {
+				RateLimitEnforcer enforcer, RateLimitHeaders headers) {
 			return new RateLimitWebFilter(registry,
-					FilterPhase.BEFORE_AUTHENTICATION, properties.getFilter().getOrder(), enforcer, headers, problems);
+					FilterPhase.BEFORE_AUTHENTICATION, properties.getFilter().getOrder(), enforcer, headers);
 		}
 
 		@Bean
 		@ConditionalOnMissingBean(name = "rateLimitPrincipalWebFilter")
 		RateLimitWebFilter rateLimitPrincipalWebFilter(RateLimitProperties properties, RateLimitRegistry registry,
-				RateLimitEnforcer enforcer, RateLimitHeaders headers, ReactiveProblemResponseWriter problems) {
+				RateLimitEnforcer enforcer, RateLimitHeaders headers) {
 			return new RateLimitWebFilter(registry,
 					FilterPhase.AFTER_AUTHENTICATION, RateLimitAutoConfiguration.principalOrder(properties.getFilter()),
-					enforcer, headers, problems);
+					enforcer, headers);
 		}
 
 	}

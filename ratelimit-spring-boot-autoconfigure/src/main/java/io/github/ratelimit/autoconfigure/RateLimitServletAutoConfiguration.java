@@ -1,13 +1,12 @@
 package io.github.ratelimit.autoconfigure;
 
+import io.github.ratelimit.spring.CurrentRequest;
 import io.github.ratelimit.spring.FilterPhase;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
-import io.github.ratelimit.spring.web.servlet.ProblemResponseWriter;
 import io.github.ratelimit.spring.web.RateLimitExceptionHandler;
 import io.github.ratelimit.spring.web.servlet.RateLimitFilter;
-import io.github.ratelimit.spring.web.servlet.ServletCurrentRequest;
 import jakarta.servlet.DispatcherType;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -34,14 +33,8 @@ public final class RateLimitServletAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	ProblemResponseWriter rateLimitProblemResponseWriter() {
-		return new ProblemResponseWriter();
-	}
-
-	@Bean
-	@ConditionalOnMissingBean
-	ServletCurrentRequest rateLimitCurrentRequest() {
-		return new ServletCurrentRequest();
+	CurrentRequest rateLimitCurrentRequest() {
+		return RateLimitFilter.currentRequest();
 	}
 
 	@Configuration(proxyBeanMethods = false)
@@ -51,21 +44,17 @@ public final class RateLimitServletAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean(name = "rateLimitFilter")
 		FilterRegistrationBean<RateLimitFilter> rateLimitFilter(RateLimitProperties properties,
-				RateLimitRegistry registry, RateLimitEnforcer enforcer, RateLimitHeaders headers,
-				ProblemResponseWriter problems) {
+				RateLimitRegistry registry, RateLimitEnforcer enforcer, RateLimitHeaders headers) {
 			return registration("rateLimitFilter", properties.getFilter().getOrder(),
-					new RateLimitFilter(registry, FilterPhase.BEFORE_AUTHENTICATION, enforcer, headers,
-							problems));
+					new RateLimitFilter(registry, FilterPhase.BEFORE_AUTHENTICATION, enforcer, headers));
 		}
 
 		@Bean
 		@ConditionalOnMissingBean(name = "rateLimitPrincipalFilter")
 		FilterRegistrationBean<RateLimitFilter> rateLimitPrincipalFilter(RateLimitProperties properties,
-				RateLimitRegistry registry, RateLimitEnforcer enforcer, RateLimitHeaders headers,
-				ProblemResponseWriter problems) {
+				RateLimitRegistry registry, RateLimitEnforcer enforcer, RateLimitHeaders headers) {
 			return registration("rateLimitPrincipalFilter", RateLimitAutoConfiguration.principalOrder(properties.getFilter()),
-					new RateLimitFilter(registry, FilterPhase.AFTER_AUTHENTICATION, enforcer, headers,
-							problems));
+					new RateLimitFilter(registry, FilterPhase.AFTER_AUTHENTICATION, enforcer, headers));
 		}
 
 		/**

@@ -15,7 +15,7 @@ import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.spring.RateLimitStartupLogger;
 import io.github.ratelimit.spring.actuate.RateLimitsEndpoint;
 import io.github.ratelimit.spring.actuate.RateLimitsEndpoint.LeaseReport;
-import io.github.ratelimit.spring.metrics.RateLimitLeaseMetrics;
+import io.github.ratelimit.spring.metrics.RateLimitMetrics;
 import io.github.ratelimit.test.StartedWindow;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -109,16 +109,16 @@ class LeasedPolicyAutoConfigurationTests {
 					enforce(enforcer, hello(context), "client", 1);
 				}
 				SimpleMeterRegistry registry = context.getBean(SimpleMeterRegistry.class);
-				assertThat(registry.get(RateLimitLeaseMetrics.RENEWALS).tag("policy", "hello").functionCounter().count())
+				assertThat(registry.get(RateLimitMetrics.LEASE_RENEWALS).tag("policy", "hello").functionCounter().count())
 					.isEqualTo(3);
-				assertThat(registry.get(RateLimitLeaseMetrics.PERMITS).tags("policy", "hello", "state", "leased")
+				assertThat(registry.get(RateLimitMetrics.LEASE_PERMITS).tags("policy", "hello", "state", "leased")
 					.functionCounter().count()).isEqualTo(30);
-				assertThat(registry.get(RateLimitLeaseMetrics.PERMITS).tags("policy", "hello", "state", "expired")
+				assertThat(registry.get(RateLimitMetrics.LEASE_PERMITS).tags("policy", "hello", "state", "expired")
 					.functionCounter().count()).isZero();
-				assertThat(registry.get(RateLimitLeaseMetrics.HITS).tag("policy", "hello").functionCounter().count())
+				assertThat(registry.get(RateLimitMetrics.LEASE_HITS).tag("policy", "hello").functionCounter().count())
 					.isEqualTo(22);
-				assertThat(registry.get(RateLimitLeaseMetrics.HELD).tag("policy", "hello").gauge().value()).isEqualTo(5);
-				assertThat(registry.get(RateLimitLeaseMetrics.KEYS).tag("policy", "hello").gauge().value()).isEqualTo(1);
+				assertThat(registry.get(RateLimitMetrics.LEASE_HELD).tag("policy", "hello").gauge().value()).isEqualTo(5);
+				assertThat(registry.get(RateLimitMetrics.LEASE_KEYS).tag("policy", "hello").gauge().value()).isEqualTo(1);
 				LeaseReport lease = context.getBean(RateLimitsEndpoint.class).rateLimits().policies().get("hello")
 					.lease();
 				assertThat(lease).isEqualTo(new LeaseReport(10, false, "PT1H", 3, 30, 0, 0, 22, 1, 5));

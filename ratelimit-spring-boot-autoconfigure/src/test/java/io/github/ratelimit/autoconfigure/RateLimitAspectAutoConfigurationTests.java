@@ -4,7 +4,7 @@ import io.github.ratelimit.spring.RateLimitExceededException;
 import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.spring.annotation.RateLimited;
 import io.github.ratelimit.spring.annotation.RateLimitedAdvisor;
-import io.github.ratelimit.spring.annotation.RateLimitedAnnotations;
+import org.aopalliance.intercept.MethodInterceptor;
 import org.aspectj.weaver.Advice;
 import org.junit.jupiter.api.Test;
 
@@ -55,10 +55,23 @@ class RateLimitAspectAutoConfigurationTests {
 	void userDefinedAdvisorShouldReplaceOurs() {
 		this.contextRunner
 			.withBean("userAdvisor", RateLimitedAdvisor.class,
-					() -> new RateLimitedAdvisor(new RateLimitedAnnotations(), () -> {
+					() -> new RateLimitedAdvisor(() -> {
 						throw new IllegalStateException("not called");
 					}))
 			.run((context) -> assertThat(context).hasSingleBean(RateLimitedAdvisor.class).hasBean("userAdvisor"));
+	}
+
+	@Test
+	void userDefinedInterceptorShouldReplaceOursByName() {
+		this.contextRunner.withBean(Limited.class)
+			.withBean("rateLimitedInterceptor", MethodInterceptor.class, () -> (invocation) -> null)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				Limited limited = context.getBean(Limited.class);
+				// the limit is 1/1h: our interceptor would refuse the second call
+				limited.call();
+				limited.call();
+			});
 	}
 
 	public static class Limited {

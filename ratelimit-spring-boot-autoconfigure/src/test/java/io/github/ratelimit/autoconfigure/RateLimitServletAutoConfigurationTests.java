@@ -7,7 +7,6 @@ import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.spring.annotation.RateLimitedAdvisor;
 import io.github.ratelimit.spring.web.HeaderStyle;
-import io.github.ratelimit.spring.web.servlet.ProblemResponseWriter;
 import io.github.ratelimit.spring.web.RateLimitExceptionHandler;
 import io.github.ratelimit.spring.web.servlet.RateLimitFilter;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
@@ -42,8 +41,7 @@ class RateLimitServletAutoConfigurationTests {
 	void filtersShouldBeRegisteredForRequestsBeforeAndAfterSpringSecurity() {
 		this.contextRunner.run((context) -> {
 			assertThat(context).getBeans(FilterRegistrationBean.class).hasSize(2);
-			assertThat(context).hasSingleBean(RateLimitExceptionHandler.class)
-				.hasSingleBean(ProblemResponseWriter.class);
+			assertThat(context).hasSingleBean(RateLimitExceptionHandler.class);
 			FilterRegistrationBean<?> before = context.getBean("rateLimitFilter", FilterRegistrationBean.class);
 			assertThat(before.getFilter()).isInstanceOf(RateLimitFilter.class);
 			assertThat(before.getFilterName()).isEqualTo("rateLimitFilter");
@@ -135,12 +133,6 @@ class RateLimitServletAutoConfigurationTests {
 				.hasBean("userHandler"));
 	}
 
-	@Test
-	void userDefinedProblemResponseWriterShouldReplaceOurs() {
-		this.contextRunner.withBean("userWriter", ProblemResponseWriter.class, ProblemResponseWriter::new)
-			.run((context) -> assertThat(context).hasSingleBean(ProblemResponseWriter.class).hasBean("userWriter"));
-	}
-
 	@Configuration(proxyBeanMethods = false)
 	static class UserFilterConfiguration {
 
@@ -148,8 +140,7 @@ class RateLimitServletAutoConfigurationTests {
 		FilterRegistrationBean<RateLimitFilter> rateLimitFilter(RateLimitRegistry registry,
 				RateLimitEnforcer enforcer, RateLimitHeaders headers) {
 			FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(
-					new RateLimitFilter(registry.filterPolicies(FilterPhase.BEFORE_AUTHENTICATION), enforcer, headers,
-							new ProblemResponseWriter()));
+					new RateLimitFilter(registry.filterPolicies(FilterPhase.BEFORE_AUTHENTICATION), enforcer, headers));
 			registration.setOrder(7);
 			return registration;
 		}

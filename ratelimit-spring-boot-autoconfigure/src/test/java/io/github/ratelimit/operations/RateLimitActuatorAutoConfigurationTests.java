@@ -11,7 +11,7 @@ import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.spring.RateLimitRequest;
 import io.github.ratelimit.spring.actuate.RateLimitsEndpoint;
 import io.github.ratelimit.spring.actuate.RateLimiterHealthIndicator;
-import io.github.ratelimit.spring.web.servlet.ServletRateLimitRequest;
+import io.github.ratelimit.spring.web.servlet.ServletRequests;
 import io.github.ratelimit.test.TestRedis;
 import org.junit.jupiter.api.Test;
 
@@ -158,7 +158,7 @@ class RateLimitActuatorAutoConfigurationTests {
 	private static RateLimitRequest request(String remoteAddress) {
 		MockHttpServletRequest request = new MockHttpServletRequest();
 		request.setRemoteAddr(remoteAddress);
-		return new ServletRateLimitRequest(request);
+		return ServletRequests.of(request);
 	}
 
 }

@@ -13,7 +13,7 @@ import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.resilience.CircuitBreaker;
 import io.github.ratelimit.core.resilience.DenyCache;
-import io.github.ratelimit.spring.web.servlet.ServletRateLimitRequest;
+import io.github.ratelimit.spring.web.servlet.ServletRequests;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
@@ -161,7 +161,7 @@ class RateLimitChainTests {
 	private static RateLimitRequest request() {
 		MockHttpServletRequest request = new MockHttpServletRequest();
 		request.setRemoteAddr("198.51.100.7");
-		return new ServletRateLimitRequest(request);
+		return ServletRequests.of(request);
 	}
 
 }

@@ -1,6 +1,6 @@
 package io.github.ratelimit.spring;
 
-import io.github.ratelimit.spring.web.servlet.ServletRateLimitRequest;
+import io.github.ratelimit.spring.web.servlet.ServletRequests;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -48,7 +48,7 @@ class RequestKeyExpressionTests {
 
 	private String resolve(String expression) {
 		return RequestKeyResolvers.of("expr:" + expression, this.beanFactory, IpKeys.DEFAULT)
-			.resolve(new ServletRateLimitRequest(request()));
+			.resolve(ServletRequests.of(request()));
 	}
 
 	private static MockHttpServletRequest request() {

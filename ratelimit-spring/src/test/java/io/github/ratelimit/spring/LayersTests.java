@@ -42,12 +42,14 @@ class LayersTests {
 
 	/**
 	 * Classes of the neutral packages that still name spring-web types, or our web package's (its headers): the
-	 * exceptions extend spring-web's {@code ErrorResponseException} and carry its {@code ProblemDetail}.
+	 * exceptions extend spring-web's {@code ErrorResponseException} and carry its {@code ProblemDetail}; the annotation
+	 * support writes response headers with {@code spring.web.RateLimitHeaders} (the advisor, which makes the
+	 * interceptor, takes it).
 	 */
 	private static final Set<String> STILL_WITH_SPRING_WEB = Set.of(OURS + ".RateLimitExceededException",
 			OURS + ".RateLimitOutcome", OURS + ".RateLimitProblems", OURS + ".RateLimitedCostException",
-			OURS + ".RateLimiterUnavailableException", OURS + ".annotation.RateLimitedEnforcement",
-			OURS + ".annotation.RateLimitedInterceptor");
+			OURS + ".RateLimiterUnavailableException", OURS + ".annotation.RateLimitedAdvisor",
+			OURS + ".annotation.RateLimitedEnforcement", OURS + ".annotation.RateLimitedInterceptor");
 
 	private static final Pattern EDGE = Pattern.compile("^\\s+(\\S+)\\s+->\\s+(\\S+)\\s");
 

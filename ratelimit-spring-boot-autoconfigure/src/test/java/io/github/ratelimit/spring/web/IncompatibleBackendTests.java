@@ -21,7 +21,6 @@ import io.github.ratelimit.spring.FailureMode;
 import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitOutcome;
-import io.github.ratelimit.spring.web.servlet.ProblemResponseWriter;
 import io.github.ratelimit.spring.web.servlet.RateLimitFilter;
 import io.github.ratelimit.test.LettuceLibrary;
 import io.github.ratelimit.test.ProblemBodies;
@@ -66,7 +65,7 @@ class IncompatibleBackendTests {
 	private final PolicyDefinition local = policy("local", FailureMode.LOCAL);
 
 	private final RateLimitFilter filter = new RateLimitFilter(List.of(this.open, this.closed, this.local),
-			this.enforcer, new RateLimitHeaders(HeaderStyle.BOTH), new ProblemResponseWriter());
+			this.enforcer, new RateLimitHeaders(HeaderStyle.BOTH));
 
 	@Test
 	void eachPolicyGetsItsFailureModeTheBreakerOpensAndOneErrorNamesTheLibrary(CapturedOutput output)

@@ -1,7 +1,17 @@
 package io.github.ratelimit.spring.annotation;
 
 import java.lang.reflect.Method;
+import java.util.Set;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
+
+import io.github.ratelimit.spring.CurrentRequest;
+import io.github.ratelimit.spring.IpKeys;
+import io.github.ratelimit.spring.RateLimitEnforcer;
+import io.github.ratelimit.spring.RateLimitRegistry;
+import io.github.ratelimit.spring.ReactiveCurrentRequest;
+import io.github.ratelimit.spring.web.RateLimitHeaders;
 
 import org.aopalliance.aop.Advice;
 import org.aopalliance.intercept.MethodInterceptor;
@@ -11,6 +21,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AbstractPointcutAdvisor;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.core.Ordered;
 
 /**
@@ -18,6 +29,9 @@ import org.springframework.core.Ordered;
  * Spring applies its transaction and cache interceptors: any auto-proxy creator (Spring Boot's, with or without
  * AspectJ) proxies the beans it matches. Ordered early, so a refused call starts no transaction and reaches no cache.
  * The interceptor is created on first use, so the advisor, which auto-proxying creates early, pulls in nothing else.
+ * <p>
+ * The advisor is also where the rest of the annotation support is made: the policies of annotated methods (sharing
+ * the advisor's lookup of annotations), the interceptor and the start-up check.
  */
 public class RateLimitedAdvisor extends AbstractPointcutAdvisor {
 
@@ -28,15 +42,58 @@ public class RateLimitedAdvisor extends AbstractPointcutAdvisor {
 
 	private final transient Advice advice;
 
+	private final transient RateLimitedAnnotations annotations;
+
 	/**
 	 * Creates the advisor.
-	 * @param annotations where annotations are found
-	 * @param interceptor the interceptor, created on the first call of a rate limited method
+	 * @param interceptor the interceptor ({@link #interceptor}), asked for on the first call of a rate limited method
 	 */
-	public RateLimitedAdvisor(RateLimitedAnnotations annotations, Supplier<RateLimitedInterceptor> interceptor) {
-		this.pointcut = new RateLimitedPointcut(annotations);
+	public RateLimitedAdvisor(Supplier<? extends MethodInterceptor> interceptor) {
+		this.annotations = new RateLimitedAnnotations();
+		this.pointcut = new RateLimitedPointcut(this.annotations);
 		this.advice = new LazyInterceptor(interceptor);
 		setOrder(ORDER);
+	}
+
+	/**
+	 * The policies of the methods this advisor applies to, bound to a registry's.
+	 * @param registry the policies
+	 * @return the policies of annotated methods
+	 */
+	public RateLimitedPolicies policies(RateLimitRegistry registry) {
+		return new RateLimitedPolicies(this.annotations, registry);
+	}
+
+	/**
+	 * The interceptor that enforces the policies of annotated methods, for every return type.
+	 * @param policies the policies of annotated methods ({@link #policies})
+	 * @param enforcer the enforcer
+	 * @param headers the header writer, for responses of admitted calls inside web requests
+	 * @param currentRequest the web request a call is made in, if any
+	 * @param ipKeys how a client is identified by its address, for calls whose key expression finds nothing
+	 * @param executor where calls of methods returning futures continue once a decision that was not complete at once
+	 * admits them
+	 * @param reactiveCurrentRequest the web request a reactive method's subscriber serves, or {@code null} for none;
+	 * used only when Reactor is on the classpath
+	 * @return the interceptor
+	 */
+	public static MethodInterceptor interceptor(RateLimitedPolicies policies, RateLimitEnforcer enforcer,
+			RateLimitHeaders headers, CurrentRequest currentRequest, IpKeys ipKeys, Executor executor,
+			@Nullable ReactiveCurrentRequest reactiveCurrentRequest) {
+		return new RateLimitedInterceptor(policies, enforcer, headers, currentRequest, ipKeys, executor,
+				reactiveCurrentRequest);
+	}
+
+	/**
+	 * The check, run once every singleton exists, of every annotated method of the application's beans: an invalid
+	 * annotation or one that can never be enforced stops start-up naming the method.
+	 * @param policies the policies of annotated methods ({@link #policies})
+	 * @param appliedPolicies told the names of the policies the annotations apply, once every bean is checked
+	 * @return the check, to declare as a bean
+	 */
+	public static SmartInitializingSingleton startupCheck(RateLimitedPolicies policies,
+			Consumer<Set<String>> appliedPolicies) {
+		return new RateLimitedStartupCheck(policies, appliedPolicies);
 	}
 
 	@Override
@@ -75,17 +132,17 @@ public class RateLimitedAdvisor extends AbstractPointcutAdvisor {
 	 */
 	private static final class LazyInterceptor implements MethodInterceptor {
 
-		private final Supplier<RateLimitedInterceptor> interceptor;
+		private final Supplier<? extends MethodInterceptor> interceptor;
 
-		private volatile @Nullable RateLimitedInterceptor resolved;
+		private volatile @Nullable MethodInterceptor resolved;
 
-		LazyInterceptor(Supplier<RateLimitedInterceptor> interceptor) {
+		LazyInterceptor(Supplier<? extends MethodInterceptor> interceptor) {
 			this.interceptor = interceptor;
 		}
 
 		@Override
 		public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
-			RateLimitedInterceptor resolved = this.resolved;
+			MethodInterceptor resolved = this.resolved;
 			if (resolved == null) {
 				resolved = this.interceptor.get();
 				this.resolved = resolved;

@@ -24,7 +24,7 @@ import org.springframework.util.StringUtils;
  * however many places name it. Resolved once per method and class, for the pointcut, the start-up check and every
  * call alike.
  */
-public class RateLimitedAnnotations {
+final class RateLimitedAnnotations {
 
 	private final Map<MethodClassKey, List<RateLimitedDeclaration>> cache = new ConcurrentHashMap<>();
 
@@ -36,7 +36,7 @@ public class RateLimitedAnnotations {
 	 * @param targetClass the class of the bean it is called on
 	 * @return the declarations, empty when the method is not rate limited
 	 */
-	public List<RateLimitedDeclaration> find(Method method, Class<?> targetClass) {
+	List<RateLimitedDeclaration> find(Method method, Class<?> targetClass) {
 		Class<?> userClass = ClassUtils.getUserClass(targetClass);
 		Method specific = AopUtils.getMostSpecificMethod(method, userClass);
 		return this.cache.computeIfAbsent(new MethodClassKey(specific, userClass),
@@ -48,7 +48,7 @@ public class RateLimitedAnnotations {
 	 * @param type the class
 	 * @return whether it is a candidate
 	 */
-	public boolean isCandidate(Class<?> type) {
+	boolean isCandidate(Class<?> type) {
 		return AnnotationUtils.isCandidateClass(type, RateLimited.class);
 	}
 

@@ -3,7 +3,6 @@ package io.github.ratelimit.spring.annotation;
 import java.lang.reflect.Method;
 import java.util.List;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ForkJoinPool;
 
 import io.github.ratelimit.spring.CurrentRequest;
 import io.github.ratelimit.spring.IpKeys;
@@ -35,7 +34,7 @@ import org.springframework.util.ClassUtils;
  * (as a key strategy that finds nothing does), else under one global key, and is logged. A cost expression that does
  * not come to a whole number of at least 1 refuses the call with {@link RateLimitedCostException} (400).
  */
-public class RateLimitedInterceptor implements MethodInterceptor {
+final class RateLimitedInterceptor implements MethodInterceptor {
 
 	private static final boolean reactorPresent = ClassUtils.isPresent("reactor.core.publisher.Mono",
 			RateLimitedInterceptor.class.getClassLoader());
@@ -51,20 +50,6 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 	private final @Nullable ReactiveRateLimitedCalls reactive;
 
 	/**
-	 * Creates an interceptor that continues calls of methods returning futures on the common fork-join pool, and
-	 * finds no web request for methods returning reactive types.
-	 * @param policies the policies of annotated methods
-	 * @param enforcer the enforcer
-	 * @param headers the header writer, for responses of admitted calls inside web requests
-	 * @param currentRequest the web request a call is made in, if any
-	 * @param ipKeys how a client is identified by its address, for calls whose key expression finds nothing
-	 */
-	public RateLimitedInterceptor(RateLimitedPolicies policies, RateLimitEnforcer enforcer, RateLimitHeaders headers,
-			CurrentRequest currentRequest, IpKeys ipKeys) {
-		this(policies, enforcer, headers, currentRequest, ipKeys, ForkJoinPool.commonPool(), null);
-	}
-
-	/**
 	 * Creates the interceptor.
 	 * @param policies the policies of annotated methods
 	 * @param enforcer the enforcer
@@ -76,7 +61,7 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 	 * @param reactiveCurrentRequest the web request a reactive method's subscriber serves, or {@code null} for none;
 	 * used only when Reactor is on the classpath
 	 */
-	public RateLimitedInterceptor(RateLimitedPolicies policies, RateLimitEnforcer enforcer, RateLimitHeaders headers,
+	RateLimitedInterceptor(RateLimitedPolicies policies, RateLimitEnforcer enforcer, RateLimitHeaders headers,
 			CurrentRequest currentRequest, IpKeys ipKeys, Executor executor,
 			@Nullable ReactiveCurrentRequest reactiveCurrentRequest) {
 		this.policies = policies;

@@ -42,10 +42,15 @@ public class RateLimitedPolicies {
 	 * @param annotations where annotations are found
 	 * @param registry the policies
 	 */
-	public RateLimitedPolicies(RateLimitedAnnotations annotations, RateLimitRegistry registry) {
+	RateLimitedPolicies(RateLimitedAnnotations annotations, RateLimitRegistry registry) {
 		this.annotations = annotations;
 		this.registry = registry;
 		this.bindings = new Bindings(registry.configuration());
+	}
+
+	/** Where annotations are found. */
+	RateLimitedAnnotations annotations() {
+		return this.annotations;
 	}
 
 	/**

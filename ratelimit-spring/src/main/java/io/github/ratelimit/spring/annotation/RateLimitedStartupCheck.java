@@ -31,7 +31,7 @@ import org.springframework.util.ReflectionUtils;
  * JDK proxy whose interfaces lack the method) stops start-up, naming the method. Then it reports the names of every
  * policy the annotations apply.
  */
-public class RateLimitedStartupCheck implements SmartInitializingSingleton, BeanFactoryAware {
+final class RateLimitedStartupCheck implements SmartInitializingSingleton, BeanFactoryAware {
 
 	private final RateLimitedAnnotations annotations;
 
@@ -43,13 +43,11 @@ public class RateLimitedStartupCheck implements SmartInitializingSingleton, Bean
 
 	/**
 	 * Creates the check.
-	 * @param annotations where annotations are found
-	 * @param policies the policies of annotated methods
+	 * @param policies the policies of annotated methods, and where their annotations are found
 	 * @param appliedPolicies told the names of the policies the annotations apply, once every bean is checked
 	 */
-	public RateLimitedStartupCheck(RateLimitedAnnotations annotations, RateLimitedPolicies policies,
-			Consumer<Set<String>> appliedPolicies) {
-		this.annotations = annotations;
+	RateLimitedStartupCheck(RateLimitedPolicies policies, Consumer<Set<String>> appliedPolicies) {
+		this.annotations = policies.annotations();
 		this.policies = policies;
 		this.appliedPolicies = appliedPolicies;
 	}

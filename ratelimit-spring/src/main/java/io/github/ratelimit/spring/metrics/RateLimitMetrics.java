@@ -5,16 +5,22 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
 
 import io.github.ratelimit.spring.PolicyDefinition;
+import io.github.ratelimit.spring.PolicyLeases;
 import io.github.ratelimit.spring.RateLimitOutcome;
 import io.github.ratelimit.spring.RateLimitRecorder;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Records outcomes as Micrometer meters: counter {@value #REQUESTS} tagged {@code policy} and {@code outcome}, timer
  * {@value #LATENCY} of backend calls tagged {@code policy}, and counter {@value #TIMEOUTS} of backend calls that timed
- * out, tagged {@code policy}. Never tagged by client, so the number of series stays bounded by the number of
+ * out, tagged {@code policy}; for leased policies, the meters of their leases, read from their statistics when the
+ * registry is read (no cost on the decision path): counters {@value #LEASE_RENEWALS}, {@value #LEASE_PERMITS} (tagged
+ * {@code state} {@code leased}, {@code returned} or {@code expired}) and {@value #LEASE_HITS}, gauges
+ * {@value #LEASE_HELD} and {@value #LEASE_KEYS}, all tagged {@code policy}; a policy leased later (by a configuration
+ * refresh) gets its meters then. Never tagged by client, so the number of series stays bounded by the number of
  * policies.
  */
 public class RateLimitMetrics implements RateLimitRecorder {
@@ -27,6 +33,21 @@ public class RateLimitMetrics implements RateLimitRecorder {
 
 	/** The counter of backend calls that timed out (and may still have consumed), by policy. */
 	public static final String TIMEOUTS = "ratelimit.timeouts";
+
+	/** The counter of lease calls to the backend (renewals, granted or not), by policy. */
+	public static final String LEASE_RENEWALS = "ratelimit.lease.renewals";
+
+	/** The counter of permits leased, returned to the backend, or expired unused, by policy and state. */
+	public static final String LEASE_PERMITS = "ratelimit.lease.permits";
+
+	/** The counter of requests decided from a lease in hand, without a backend call, by policy. */
+	public static final String LEASE_HITS = "ratelimit.lease.hits";
+
+	/** The gauge of unused permits in the leases in hand, by policy. */
+	public static final String LEASE_HELD = "ratelimit.lease.held";
+
+	/** The gauge of clients (keys) with a lease in hand, by policy. */
+	public static final String LEASE_KEYS = "ratelimit.lease.keys";
 
 	private final MeterRegistry registry;
 
@@ -41,7 +62,19 @@ public class RateLimitMetrics implements RateLimitRecorder {
 	 * @param registry the application's meter registry
 	 */
 	public RateLimitMetrics(MeterRegistry registry) {
+		this(registry, null);
+	}
+
+	/**
+	 * Creates the recorder and registers the meters of every leased policy, now and as policies are leased.
+	 * @param registry the application's meter registry
+	 * @param leases the leased policies, or {@code null} for none
+	 */
+	public RateLimitMetrics(MeterRegistry registry, @Nullable PolicyLeases leases) {
 		this.registry = registry;
+		if (leases != null) {
+			LeaseMeters.bind(registry, leases);
+		}
 	}
 
 	@Override

@@ -20,10 +20,10 @@ import org.springframework.web.server.WebExceptionHandler;
  * {@link io.github.ratelimit.spring.web.RateLimitExceptionHandler} first, ahead of an application's catch-all
  * handler. Ordered before Spring Boot's error handler ({@code -1}).
  */
-public class RateLimitWebExceptionHandler implements WebExceptionHandler, Ordered {
+final class RateLimitWebExceptionHandler implements WebExceptionHandler, Ordered {
 
 	/** The order: before Spring Boot's {@code DefaultErrorWebExceptionHandler} and Spring's status handler. */
-	public static final int ORDER = -2;
+	static final int ORDER = -2;
 
 	private final RateLimitHeaders headers;
 
@@ -34,7 +34,7 @@ public class RateLimitWebExceptionHandler implements WebExceptionHandler, Ordere
 	 * @param headers the header writer
 	 * @param problems the writer of problem responses
 	 */
-	public RateLimitWebExceptionHandler(RateLimitHeaders headers, ReactiveProblemResponseWriter problems) {
+	RateLimitWebExceptionHandler(RateLimitHeaders headers, ReactiveProblemResponseWriter problems) {
 		this.headers = headers;
 		this.problems = problems;
 	}

@@ -9,6 +9,7 @@ import io.github.ratelimit.spring.RateLimitChain;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitOutcome;
 import io.github.ratelimit.spring.RateLimitRegistry;
+import io.github.ratelimit.spring.ReactiveCurrentRequest;
 import io.github.ratelimit.spring.observation.ReactorObservationParent;
 import io.github.ratelimit.spring.web.FilterPolicies;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
@@ -21,6 +22,7 @@ import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.filter.reactive.ServerWebExchangeContextFilter;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
+import org.springframework.web.server.WebExceptionHandler;
 import org.springframework.web.server.WebFilterChain;
 
 /**
@@ -60,11 +62,10 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 	 * @param order its order among web filters
 	 * @param enforcer the enforcer
 	 * @param headers the header writer
-	 * @param problems the writer of problem responses
 	 */
 	public RateLimitWebFilter(List<PolicyDefinition> policies, FilterPhase phase, int order,
-			RateLimitEnforcer enforcer, RateLimitHeaders headers, ReactiveProblemResponseWriter problems) {
-		this(FilterPolicies.of(policies), phase, order, enforcer, headers, problems);
+			RateLimitEnforcer enforcer, RateLimitHeaders headers) {
+		this(FilterPolicies.of(policies), phase, order, enforcer, headers);
 	}
 
 	/**
@@ -75,21 +76,40 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 	 * @param order its order among web filters
 	 * @param enforcer the enforcer
 	 * @param headers the header writer
-	 * @param problems the writer of problem responses
 	 */
 	public RateLimitWebFilter(RateLimitRegistry registry, FilterPhase phase, int order, RateLimitEnforcer enforcer,
-			RateLimitHeaders headers, ReactiveProblemResponseWriter problems) {
-		this(new FilterPolicies(() -> registry.filterPolicies(phase)), phase, order, enforcer, headers, problems);
+			RateLimitHeaders headers) {
+		this(new FilterPolicies(() -> registry.filterPolicies(phase)), phase, order, enforcer, headers);
 	}
 
 	private RateLimitWebFilter(FilterPolicies policies, FilterPhase phase, int order,
-			RateLimitEnforcer enforcer, RateLimitHeaders headers, ReactiveProblemResponseWriter problems) {
+			RateLimitEnforcer enforcer, RateLimitHeaders headers) {
 		this.policies = policies;
 		this.phase = phase;
 		this.order = order;
 		this.chain = new RateLimitChain(enforcer);
 		this.headers = headers;
-		this.problems = problems;
+		this.problems = new ReactiveProblemResponseWriter();
+	}
+
+	/**
+	 * The web request a reactive {@code @RateLimited} method's subscriber serves: the exchange in its Reactor
+	 * context, its principal resolved without blocking.
+	 * @return the current request of WebFlux applications
+	 */
+	public static ReactiveCurrentRequest currentRequest() {
+		return new WebFluxCurrentRequest();
+	}
+
+	/**
+	 * The handler that renders {@code @RateLimited} refusals reaching WebFlux's exception handling outside a
+	 * controller (a functional endpoint, a web filter) as this filter answers, ordered before Spring Boot's error
+	 * handler ({@code -2}).
+	 * @param headers the header writer
+	 * @return the exception handler
+	 */
+	public static WebExceptionHandler exceptionHandler(RateLimitHeaders headers) {
+		return new RateLimitWebExceptionHandler(headers, new ReactiveProblemResponseWriter());
 	}
 
 	@Override

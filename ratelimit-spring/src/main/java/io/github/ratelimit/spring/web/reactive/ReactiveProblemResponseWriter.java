@@ -17,7 +17,7 @@ import org.springframework.web.ErrorResponse;
  * {@link ProblemDetail} as {@code application/problem+json}, byte for byte the response the servlet stack writes for
  * the same problem.
  */
-public class ReactiveProblemResponseWriter {
+final class ReactiveProblemResponseWriter {
 
 	/**
 	 * Writes a refusal's headers, status and problem body.
@@ -25,7 +25,7 @@ public class ReactiveProblemResponseWriter {
 	 * @param response the response, not yet committed
 	 * @return completion of the write
 	 */
-	public Mono<Void> write(ErrorResponse refusal, ServerHttpResponse response) {
+	Mono<Void> write(ErrorResponse refusal, ServerHttpResponse response) {
 		refusal.getHeaders().forEach((name, values) -> response.getHeaders().addAll(name, values));
 		return write(refusal.getBody(), response);
 	}
@@ -36,7 +36,7 @@ public class ReactiveProblemResponseWriter {
 	 * @param response the response, not yet committed, its headers already set
 	 * @return completion of the write
 	 */
-	public Mono<Void> write(ProblemDetail problem, ServerHttpResponse response) {
+	Mono<Void> write(ProblemDetail problem, ServerHttpResponse response) {
 		byte[] body = ProblemJson.of(problem).getBytes(StandardCharsets.UTF_8);
 		response.setStatusCode(HttpStatusCode.valueOf(problem.getStatus()));
 		response.getHeaders().setContentType(MediaType.APPLICATION_PROBLEM_JSON);

@@ -19,7 +19,7 @@ import org.springframework.web.server.ServerWebExchange;
  * {@link ServerWebExchangeContextFilter}) puts it in the Reactor context, with its principal resolved without
  * blocking; a call made for it continues on its connection's event loop once decided.
  */
-public class WebFluxCurrentRequest implements ReactiveCurrentRequest {
+final class WebFluxCurrentRequest implements ReactiveCurrentRequest {
 
 	@Override
 	public Mono<CurrentRequest> request(ContextView context) {

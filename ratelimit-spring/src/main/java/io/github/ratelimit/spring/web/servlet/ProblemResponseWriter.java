@@ -15,7 +15,7 @@ import org.springframework.web.ErrorResponse;
  * {@code Retry-After}) and its {@link ProblemDetail} as {@code application/problem+json}, the response Spring MVC
  * renders for the same problem.
  */
-public class ProblemResponseWriter {
+class ProblemResponseWriter {
 
 	/**
 	 * Writes a refusal's headers, status and problem body.
@@ -23,7 +23,7 @@ public class ProblemResponseWriter {
 	 * @param response the servlet response, not yet committed
 	 * @throws IOException when the body cannot be written
 	 */
-	public void write(ErrorResponse refusal, HttpServletResponse response) throws IOException {
+	void write(ErrorResponse refusal, HttpServletResponse response) throws IOException {
 		refusal.getHeaders().forEach((name, values) -> values.forEach((value) -> response.addHeader(name, value)));
 		write(refusal.getBody(), response);
 	}
@@ -34,7 +34,7 @@ public class ProblemResponseWriter {
 	 * @param response the servlet response, not yet committed, its headers already set
 	 * @throws IOException when the body cannot be written
 	 */
-	public void write(ProblemDetail problem, HttpServletResponse response) throws IOException {
+	void write(ProblemDetail problem, HttpServletResponse response) throws IOException {
 		byte[] body = ProblemJson.of(problem).getBytes(StandardCharsets.UTF_8);
 		response.setStatus(problem.getStatus());
 		response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);

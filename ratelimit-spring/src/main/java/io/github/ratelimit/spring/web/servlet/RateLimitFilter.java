@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.List;
 
 import io.github.ratelimit.spring.CallingThread;
+import io.github.ratelimit.spring.CurrentRequest;
 import io.github.ratelimit.spring.FilterPhase;
 import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.RateLimitChain;
@@ -58,11 +59,9 @@ public class RateLimitFilter extends OncePerRequestFilter {
 	 * ({@link io.github.ratelimit.spring.RateLimitRegistry#filterPolicies(io.github.ratelimit.spring.FilterPhase)})
 	 * @param enforcer the enforcer
 	 * @param headers the header writer
-	 * @param problems the writer of problem responses
 	 */
-	public RateLimitFilter(List<PolicyDefinition> policies, RateLimitEnforcer enforcer, RateLimitHeaders headers,
-			ProblemResponseWriter problems) {
-		this(FilterPolicies.of(policies), enforcer, headers, problems);
+	public RateLimitFilter(List<PolicyDefinition> policies, RateLimitEnforcer enforcer, RateLimitHeaders headers) {
+		this(FilterPolicies.of(policies), enforcer, headers);
 	}
 
 	/**
@@ -72,19 +71,26 @@ public class RateLimitFilter extends OncePerRequestFilter {
 	 * @param phase the phase whose policies the filter applies
 	 * @param enforcer the enforcer
 	 * @param headers the header writer
-	 * @param problems the writer of problem responses
 	 */
 	public RateLimitFilter(RateLimitRegistry registry, FilterPhase phase, RateLimitEnforcer enforcer,
-			RateLimitHeaders headers, ProblemResponseWriter problems) {
-		this(new FilterPolicies(() -> registry.filterPolicies(phase)), enforcer, headers, problems);
+			RateLimitHeaders headers) {
+		this(new FilterPolicies(() -> registry.filterPolicies(phase)), enforcer, headers);
 	}
 
-	private RateLimitFilter(FilterPolicies policies, RateLimitEnforcer enforcer,
-			RateLimitHeaders headers, ProblemResponseWriter problems) {
+	private RateLimitFilter(FilterPolicies policies, RateLimitEnforcer enforcer, RateLimitHeaders headers) {
 		this.policies = policies;
 		this.chain = new RateLimitChain(enforcer);
 		this.headers = headers;
-		this.problems = problems;
+		this.problems = new ProblemResponseWriter();
+	}
+
+	/**
+	 * The web request of the calling thread, as Spring MVC binds it ({@code RequestContextHolder}), for
+	 * {@code @RateLimited} methods called while serving one.
+	 * @return the current request of servlet applications
+	 */
+	public static CurrentRequest currentRequest() {
+		return new ServletCurrentRequest();
 	}
 
 	@Override

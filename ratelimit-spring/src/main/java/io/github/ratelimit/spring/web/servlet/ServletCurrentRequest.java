@@ -14,7 +14,7 @@ import org.springframework.web.context.request.ServletRequestAttributes;
 /**
  * The servlet request bound to the calling thread by Spring MVC ({@link RequestContextHolder}).
  */
-public class ServletCurrentRequest implements CurrentRequest {
+final class ServletCurrentRequest implements CurrentRequest {
 
 	@Override
 	public @Nullable RateLimitRequest request() {

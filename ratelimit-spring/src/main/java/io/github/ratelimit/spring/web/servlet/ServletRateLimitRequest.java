@@ -16,7 +16,7 @@ import org.springframework.web.util.UriUtils;
  * A servlet request as rate limiting sees it. Query parameters are read from the query string only, never from a
  * form body, which the application may still need to read.
  */
-public final class ServletRateLimitRequest implements RateLimitRequest {
+final class ServletRateLimitRequest implements RateLimitRequest {
 
 	private static final String RATE_LIMITS_ATTRIBUTE = RequestRateLimits.class.getName();
 
@@ -26,7 +26,7 @@ public final class ServletRateLimitRequest implements RateLimitRequest {
 	 * Wraps a servlet request.
 	 * @param request the request
 	 */
-	public ServletRateLimitRequest(HttpServletRequest request) {
+	ServletRateLimitRequest(HttpServletRequest request) {
 		this.request = request;
 	}
 
