@@ -16,7 +16,6 @@ import io.github.ratelimit.spring.RateLimitCounters;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitRecorder;
 import io.github.ratelimit.spring.RateLimitRegistry;
-import io.github.ratelimit.spring.RateLimitStartupLogger;
 import io.github.ratelimit.spring.RequestKeyResolvers;
 import io.github.ratelimit.spring.annotation.RateLimitedPolicies;
 import io.github.ratelimit.spring.observation.RateLimitObservationConvention;

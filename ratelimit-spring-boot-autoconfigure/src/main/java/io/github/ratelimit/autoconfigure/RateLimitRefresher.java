@@ -16,7 +16,6 @@ import io.github.ratelimit.spring.PolicyLeases;
 import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitRegistry;
-import io.github.ratelimit.spring.RateLimitStartupLogger;
 import io.github.ratelimit.spring.annotation.InvalidRateLimitedException;
 import io.github.ratelimit.spring.annotation.RateLimitedPolicies;
 import org.apache.commons.logging.Log;

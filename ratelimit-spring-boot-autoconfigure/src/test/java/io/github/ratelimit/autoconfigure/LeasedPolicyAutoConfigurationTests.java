@@ -12,7 +12,6 @@ import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.PolicyLeases;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitRegistry;
-import io.github.ratelimit.spring.RateLimitStartupLogger;
 import io.github.ratelimit.spring.actuate.RateLimitsEndpoint;
 import io.github.ratelimit.spring.actuate.RateLimitsEndpoint.LeaseReport;
 import io.github.ratelimit.spring.metrics.RateLimitMetrics;

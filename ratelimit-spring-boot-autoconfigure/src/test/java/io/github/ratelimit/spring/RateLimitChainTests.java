@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 /**
  * The one per-request chain, as every adapter runs it: policies in order, the first refusal ending the request, the
  * binding outcome shown, charges recorded for the request; a step that waited continues where the adapter says (the
- * calling thread itself for an adapter that waits, {@link CallingThread}), never where the backend answered; and an
+ * calling thread itself for an adapter that waits, {@link RateLimitChain#await}), never where the backend answered; and an
  * error of a key resolver, or of the adapter's executor, ends the chain with that error rather than never.
  */
 class RateLimitChainTests {
@@ -141,7 +141,7 @@ class RateLimitChainTests {
 	}
 
 	private RateLimitChain.Verdict await(RateLimitRequest request, List<RateLimitChain.Step> steps, boolean charges) {
-		return CallingThread.await((thread) -> this.chain.decide(request, steps, charges, thread, null));
+		return this.chain.await(request, steps, charges);
 	}
 
 	private static List<RateLimitChain.Step> steps(PolicyDefinition... policies) {

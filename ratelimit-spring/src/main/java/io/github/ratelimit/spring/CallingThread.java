@@ -13,7 +13,7 @@ import java.util.function.Function;
  * event loop. The calling thread waits once per request, each decision bounded by the decision timeout. An interrupt
  * while it waits does not cut the wait short (the decision is at most the timeout away); the thread keeps it.
  */
-public final class CallingThread implements Executor {
+final class CallingThread implements Executor {
 
 	private static final Runnable WAKE_UP = () -> {
 	};
@@ -31,7 +31,7 @@ public final class CallingThread implements Executor {
 	 * @throws RuntimeException the chain's error, as it is
 	 * @throws Error the chain's error, as it is
 	 */
-	public static <T> T await(Function<Executor, CompletableFuture<T>> chain) {
+	static <T> T await(Function<Executor, CompletableFuture<T>> chain) {
 		CallingThread thread = new CallingThread();
 		CompletableFuture<T> result = chain.apply(thread);
 		if (!result.isDone()) {

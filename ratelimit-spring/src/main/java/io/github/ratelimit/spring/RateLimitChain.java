@@ -60,6 +60,22 @@ public final class RateLimitChain {
 	}
 
 	/**
+	 * Decides a request's policies for a caller that must have the verdict (the servlet filter, a blocking
+	 * {@code @RateLimited} method): the chain's continuations run on the calling thread itself ({@link CallingThread}),
+	 * so that no key or plan resolver of the application's runs on the backend client's event loop, and the decisions
+	 * are observed under the observation in scope on it.
+	 * @param request the request, or {@code null} for a {@code @RateLimited} call outside one
+	 * @param steps the policies that apply, in order
+	 * @param charges as for {@link #decide}
+	 * @return the verdict
+	 * @throws RuntimeException the chain's error, as it is
+	 */
+	public Verdict await(@Nullable RateLimitRequest request, List<? extends Step> steps, boolean charges) {
+		@Nullable Observation parent = currentObservation();
+		return CallingThread.await((thread) -> decide(request, steps, charges, thread, parent));
+	}
+
+	/**
 	 * The observation in scope on the calling thread, to observe the decisions of a chain under it wherever they are
 	 * made.
 	 * @return the observation, or {@code null} when there is none or decisions are not observed

@@ -38,7 +38,7 @@ class LayersTests {
 
 	/** Classes of the neutral packages that load only with Reactor (their callers check it is present). */
 	private static final Set<String> WITH_REACTOR = Set.of(OURS + ".ReactiveCurrentRequest",
-			OURS + ".annotation.ReactiveRateLimitedCalls", OURS + ".observation.ReactorObservationParent");
+			OURS + ".annotation.ReactiveRateLimitedCalls");
 
 	/**
 	 * Classes of the neutral packages that still name spring-web types, or our web package's (its headers): the

@@ -10,7 +10,6 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.function.BiConsumer;
 
-import io.github.ratelimit.spring.CallingThread;
 import io.github.ratelimit.spring.CurrentRequest;
 import io.github.ratelimit.spring.FirstWarning;
 import io.github.ratelimit.spring.IpKeys;
@@ -23,7 +22,6 @@ import io.github.ratelimit.spring.RateLimitedCostException;
 import io.github.ratelimit.spring.RequestKeyResolvers;
 import io.github.ratelimit.spring.annotation.RateLimitedPolicies.AnnotatedPolicy;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
-import io.micrometer.observation.Observation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -73,14 +71,13 @@ final class RateLimitedEnforcement {
 	}
 
 	/**
-	 * Enforces the policies of a call, waiting for the verdict on the calling thread ({@link CallingThread}).
+	 * Enforces the policies of a call, waiting for the verdict on the calling thread
+	 * ({@link io.github.ratelimit.spring.RateLimitChain#await}).
 	 * @throws org.springframework.web.ErrorResponseException the refusal, or a {@link RateLimitedCostException}
 	 */
 	void enforce(List<AnnotatedPolicy> limits, @Nullable Object[] args, CurrentRequest current) {
 		RateLimitRequest request = current.request();
-		@Nullable Observation parent = this.chain.currentObservation();
-		admit(CallingThread.await((thread) -> this.chain.decide(request, steps(limits, args), false, thread, parent)),
-				request, current);
+		admit(this.chain.await(request, steps(limits, args), false), request, current);
 	}
 
 	/**

@@ -4,11 +4,13 @@ import java.lang.reflect.Method;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 import io.github.ratelimit.spring.CurrentRequest;
 import io.github.ratelimit.spring.ReactiveCurrentRequest;
 import io.github.ratelimit.spring.annotation.RateLimitedPolicies.AnnotatedPolicy;
-import io.github.ratelimit.spring.observation.ReactorObservationParent;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.contextpropagation.ObservationThreadLocalAccessor;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -89,7 +91,7 @@ final class ReactiveRateLimitedCalls {
 	private Mono<Void> decide(List<AnnotatedPolicy> limits, @Nullable Object[] args, ContextView context) {
 		Mono<Void> decided = this.currentRequest.request(context)
 			.defaultIfEmpty(CurrentRequest.NONE)
-			.flatMap((current) -> Mono.fromCompletionStage(ReactorObservationParent.within(context,
+			.flatMap((current) -> Mono.fromCompletionStage(withinObservation(context,
 					() -> this.enforcement.enforceAsync(limits, args, current, Runnable::run))));
 		return this.enforcement.blocking() ? decided.subscribeOn(Schedulers.boundedElastic()) : decided;
 	}
@@ -104,6 +106,20 @@ final class ReactiveRateLimitedCalls {
 		}
 		catch (Throwable ex) {
 			return Mono.error(ex);
+		}
+	}
+
+	/**
+	 * Makes a call within the scope of the observation the subscription's Reactor context carries (a WebFlux
+	 * request's), if any, so that the decisions the call starts on this thread are observed under it.
+	 */
+	private static <T> T withinObservation(ContextView context, Supplier<T> call) {
+		Observation parent = context.getOrDefault(ObservationThreadLocalAccessor.KEY, null);
+		if (parent == null || parent.isNoop()) {
+			return call.get();
+		}
+		try (Observation.Scope scope = parent.openScope()) {
+			return call.get();
 		}
 	}
 

@@ -10,12 +10,14 @@ import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitOutcome;
 import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.spring.ReactiveCurrentRequest;
-import io.github.ratelimit.spring.observation.ReactorObservationParent;
 import io.github.ratelimit.spring.web.FilterPolicies;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.contextpropagation.ObservationThreadLocalAccessor;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
+import reactor.util.context.ContextView;
 
 import org.springframework.core.Ordered;
 import org.springframework.http.server.reactive.ServerHttpResponse;
@@ -159,7 +161,7 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 		boolean blocking = this.chain.blocking();
 		Executor continuation = blocking ? Schedulers.boundedElastic()::schedule : ExchangeEventLoop.executor(exchange);
 		Mono<RateLimitChain.Verdict> verdict = Mono.deferContextual((context) -> Mono.fromCompletionStage(this.chain
-			.decide(request, applicable, true, continuation, ReactorObservationParent.of(context))));
+			.decide(request, applicable, true, continuation, observation(context))));
 		return ExchangeEventLoop.continueOn(blocking ? verdict.subscribeOn(Schedulers.boundedElastic()) : verdict,
 				exchange);
 	}
@@ -173,6 +175,15 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 	private static Mono<Void> proceed(ServerWebExchange exchange, WebFilterChain chain) {
 		return chain.filter(exchange)
 			.contextWrite((context) -> context.put(ServerWebExchangeContextFilter.EXCHANGE_CONTEXT_ATTRIBUTE, exchange));
+	}
+
+	/**
+	 * The observation the exchange's Reactor context carries (the server's request observation), to be the parent of
+	 * its decisions.
+	 */
+	private static @Nullable Observation observation(ContextView context) {
+		Observation parent = context.getOrDefault(ObservationThreadLocalAccessor.KEY, null);
+		return (parent == null || parent.isNoop()) ? null : parent;
 	}
 
 }

@@ -3,7 +3,6 @@ package io.github.ratelimit.spring.web.servlet;
 import java.io.IOException;
 import java.util.List;
 
-import io.github.ratelimit.spring.CallingThread;
 import io.github.ratelimit.spring.CurrentRequest;
 import io.github.ratelimit.spring.FilterPhase;
 import io.github.ratelimit.spring.PolicyDefinition;
@@ -14,7 +13,6 @@ import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.spring.RateLimitRequest;
 import io.github.ratelimit.spring.web.FilterPolicies;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
-import io.micrometer.observation.Observation;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -111,9 +109,7 @@ public class RateLimitFilter extends OncePerRequestFilter {
 			return;
 		}
 		RateLimitRequest limited = new ServletRateLimitRequest(request);
-		@Nullable Observation parent = this.chain.currentObservation();
-		RateLimitChain.Verdict verdict = CallingThread
-			.await((thread) -> this.chain.decide(limited, applicable, true, thread, parent));
+		RateLimitChain.Verdict verdict = this.chain.await(limited, applicable, true);
 		RateLimitOutcome refusal = verdict.refusal();
 		if (refusal != null) {
 			refuse(refusal, limited, response);

@@ -1,4 +1,4 @@
-package io.github.ratelimit.spring;
+package io.github.ratelimit.autoconfigure;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -9,6 +9,10 @@ import java.util.stream.Collectors;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.lease.LeaseSettings;
 import io.github.ratelimit.core.lease.LeasedRateLimiter;
+import io.github.ratelimit.spring.FailureMode;
+import io.github.ratelimit.spring.PolicyDefinition;
+import io.github.ratelimit.spring.PolicyPlans;
+import io.github.ratelimit.spring.RateLimitRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -19,7 +23,7 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
  * mode and every configured policy (limits, algorithm, lease settings of a leased one, key strategy and where it is
  * applied; for a policy with plans, its plan strategy and each plan's limits).
  */
-public class RateLimitStartupLogger implements SmartInitializingSingleton {
+class RateLimitStartupLogger implements SmartInitializingSingleton {
 
 	private static final Log logger = LogFactory.getLog(RateLimitStartupLogger.class);
 
@@ -32,7 +36,7 @@ public class RateLimitStartupLogger implements SmartInitializingSingleton {
 	 * @param registry the policies
 	 * @param failureMode the global failure mode
 	 */
-	public RateLimitStartupLogger(RateLimitRegistry registry, FailureMode failureMode) {
+	RateLimitStartupLogger(RateLimitRegistry registry, FailureMode failureMode) {
 		this.registry = registry;
 		this.failureMode = failureMode;
 	}
@@ -62,7 +66,7 @@ public class RateLimitStartupLogger implements SmartInitializingSingleton {
 	 * @return its name, then its limits, algorithm, key strategy, where it applies and what else differs from the
 	 * defaults, in parentheses
 	 */
-	public String describe(PolicyDefinition policy) {
+	String describe(PolicyDefinition policy) {
 		List<String> parts = new ArrayList<>();
 		boolean plans = !policy.plans().isEmpty();
 		if (plans) {
