@@ -67,13 +67,13 @@ class RateLimitChainTests {
 		PolicyDefinition policy = policy("orders", "10/1h");
 		RateLimitRequest request = request();
 		assertThat(await(request, steps(policy), true).shown().decision().remaining()).isEqualTo(9);
-		assertThat(request.rateLimits().isCharged(policy, "198.51.100.7")).isTrue();
+		assertThat(RequestRateLimits.of(request).isCharged(policy, "198.51.100.7")).isTrue();
 		int calls = this.backend.calls.get();
 		assertThat(await(request, steps(policy), false).admitted()).isTrue();
 		assertThat(this.backend.calls).as("charged by the filter: not again").hasValue(calls);
 		RateLimitRequest another = request();
 		assertThat(await(another, steps(policy), false).shown().decision().remaining()).isEqualTo(8);
-		assertThat(another.rateLimits().isCharged(policy, "198.51.100.7")).as("a chain that does not charge")
+		assertThat(RequestRateLimits.of(another).isCharged(policy, "198.51.100.7")).as("a chain that does not charge")
 			.isFalse();
 	}
 

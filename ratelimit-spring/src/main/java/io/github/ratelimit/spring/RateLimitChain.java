@@ -201,7 +201,7 @@ public final class RateLimitChain {
 			}
 			Step step = this.steps.get(index);
 			then(() -> step.key(this.request), (key) -> {
-				if (this.request != null && this.request.rateLimits().isCharged(step.policy(), key)) {
+				if (this.request != null && RequestRateLimits.of(this.request).isCharged(step.policy(), key)) {
 					step(index + 1, shown);
 					return;
 				}
@@ -220,10 +220,11 @@ public final class RateLimitChain {
 			}
 			RateLimitOutcome next = shown;
 			if (this.request != null) {
+				RequestRateLimits limits = RequestRateLimits.of(this.request);
 				if (this.charges) {
-					this.request.rateLimits().charged(step.policy(), key);
+					limits.charged(step.policy(), key);
 				}
-				if (this.request.rateLimits().show(outcome)) {
+				if (limits.show(outcome)) {
 					next = outcome;
 				}
 			}

@@ -2,6 +2,7 @@ package io.github.ratelimit.spring;
 
 import java.net.URI;
 import java.security.Principal;
+import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
@@ -59,10 +60,14 @@ public interface RateLimitRequest {
 	Object nativeRequest();
 
 	/**
-	 * What rate limiting decided for this request so far, kept with the request (a request attribute on servlet, an exchange attribute on WebFlux),
-	 * shared by the filter and {@code @RateLimited}.
-	 * @return the request's rate limits, created on first use
+	 * An attribute kept with the request (a request attribute on servlet, an exchange attribute on WebFlux), created
+	 * on first use: how the filter and {@code @RateLimited} methods share what rate limiting decided for the request
+	 * (the policies charged, the headers to show), so that one policy is charged once per request.
+	 * @param <T> the attribute's type
+	 * @param name the attribute's name
+	 * @param ifAbsent creates the attribute the first time it is asked for
+	 * @return the attribute
 	 */
-	RequestRateLimits rateLimits();
+	<T> T attribute(String name, Supplier<T> ifAbsent);
 
 }

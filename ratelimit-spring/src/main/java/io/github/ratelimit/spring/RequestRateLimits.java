@@ -10,18 +10,29 @@ import org.jspecify.annotations.Nullable;
  * filter charged (so an annotation naming the same policy for the same client does not charge it again), and the
  * admitted outcome whose headers the response shows, the one with the fewest permits left whichever path decided it.
  */
-public final class RequestRateLimits {
+final class RequestRateLimits {
+
+	private static final String ATTRIBUTE = RequestRateLimits.class.getName();
 
 	private final Set<Charge> charged = new HashSet<>();
 
 	private @Nullable RateLimitOutcome shown;
 
 	/**
+	 * The rate limits of a request, kept with it.
+	 * @param request the request
+	 * @return its rate limits, created on first use
+	 */
+	static RequestRateLimits of(RateLimitRequest request) {
+		return request.attribute(ATTRIBUTE, RequestRateLimits::new);
+	}
+
+	/**
 	 * Records that a policy was charged for this request's client.
 	 * @param policy the policy
 	 * @param key the client's key
 	 */
-	public synchronized void charged(PolicyDefinition policy, String key) {
+	synchronized void charged(PolicyDefinition policy, String key) {
 		this.charged.add(new Charge(policy.name(), key));
 	}
 
@@ -31,7 +42,7 @@ public final class RequestRateLimits {
 	 * @param key the client's key
 	 * @return whether it was
 	 */
-	public synchronized boolean isCharged(PolicyDefinition policy, String key) {
+	synchronized boolean isCharged(PolicyDefinition policy, String key) {
 		return this.charged.contains(new Charge(policy.name(), key));
 	}
 
@@ -41,7 +52,7 @@ public final class RequestRateLimits {
 	 * @param outcome the outcome
 	 * @return whether the response must now show this outcome's headers
 	 */
-	public synchronized boolean show(RateLimitOutcome outcome) {
+	synchronized boolean show(RateLimitOutcome outcome) {
 		if (!outcome.shown()) {
 			return false;
 		}

@@ -4,9 +4,9 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.security.Principal;
+import java.util.function.Supplier;
 
 import io.github.ratelimit.spring.RateLimitRequest;
-import io.github.ratelimit.spring.RequestRateLimits;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.server.reactive.ServerHttpRequest;
@@ -23,7 +23,6 @@ final class WebFluxRateLimitRequest implements RateLimitRequest {
 	/** What the remote address is, for a request whose server does not know it. */
 	static final String UNKNOWN_ADDRESS = "unknown";
 
-	private static final String RATE_LIMITS_ATTRIBUTE = RequestRateLimits.class.getName();
 
 	private final ServerWebExchange exchange;
 
@@ -98,9 +97,9 @@ final class WebFluxRateLimitRequest implements RateLimitRequest {
 	}
 
 	@Override
-	public RequestRateLimits rateLimits() {
-		return (RequestRateLimits) this.exchange.getAttributes()
-			.computeIfAbsent(RATE_LIMITS_ATTRIBUTE, (name) -> new RequestRateLimits());
+	@SuppressWarnings("unchecked")
+	public <T> T attribute(String name, Supplier<T> ifAbsent) {
+		return (T) this.exchange.getAttributes().computeIfAbsent(name, (key) -> ifAbsent.get());
 	}
 
 }

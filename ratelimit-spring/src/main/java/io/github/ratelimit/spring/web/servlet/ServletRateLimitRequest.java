@@ -3,9 +3,9 @@ package io.github.ratelimit.spring.web.servlet;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.security.Principal;
+import java.util.function.Supplier;
 
 import io.github.ratelimit.spring.RateLimitRequest;
-import io.github.ratelimit.spring.RequestRateLimits;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 
@@ -18,7 +18,6 @@ import org.springframework.web.util.UriUtils;
  */
 final class ServletRateLimitRequest implements RateLimitRequest {
 
-	private static final String RATE_LIMITS_ATTRIBUTE = RequestRateLimits.class.getName();
 
 	private final HttpServletRequest request;
 
@@ -89,13 +88,14 @@ final class ServletRateLimitRequest implements RateLimitRequest {
 	}
 
 	@Override
-	public RequestRateLimits rateLimits() {
-		Object rateLimits = this.request.getAttribute(RATE_LIMITS_ATTRIBUTE);
-		if (rateLimits instanceof RequestRateLimits existing) {
-			return existing;
+	@SuppressWarnings("unchecked")
+	public <T> T attribute(String name, Supplier<T> ifAbsent) {
+		Object existing = this.request.getAttribute(name);
+		if (existing != null) {
+			return (T) existing;
 		}
-		RequestRateLimits created = new RequestRateLimits();
-		this.request.setAttribute(RATE_LIMITS_ATTRIBUTE, created);
+		T created = ifAbsent.get();
+		this.request.setAttribute(name, created);
 		return created;
 	}
 
