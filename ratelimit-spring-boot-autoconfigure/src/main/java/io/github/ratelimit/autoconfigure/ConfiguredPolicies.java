@@ -23,7 +23,6 @@ import io.github.ratelimit.spring.IpKeys;
 import io.github.ratelimit.spring.KeyResolver;
 import io.github.ratelimit.spring.OverriddenPolicies;
 import io.github.ratelimit.spring.PlanResolver;
-import io.github.ratelimit.spring.PlanResolvers;
 import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.PolicyLeases;
 import io.github.ratelimit.spring.PolicyPlans;
@@ -132,7 +131,7 @@ final class ConfiguredPolicies {
 							+ "\"expr:#key.startsWith('pro-') ? 'pro' : 'free'\"",
 					null);
 		}
-		PlanResolver resolver = check(prefix + "plan", () -> PlanResolvers.of(strategy, this.beanFactory),
+		PlanResolver resolver = check(prefix + "plan", () -> PolicyPlans.resolverOf(strategy, this.beanFactory),
 				"use bean:<PlanResolver bean> or expr:<SpEL over the request, with the client's key as #key>");
 		Map<String, PolicyDefinition> plans = new LinkedHashMap<>();
 		settings.getPlans().forEach((plan, planSettings) -> {

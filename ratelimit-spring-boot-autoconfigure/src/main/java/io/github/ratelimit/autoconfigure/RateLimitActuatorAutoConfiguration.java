@@ -58,7 +58,7 @@ public final class RateLimitActuatorAutoConfiguration {
 		@ConditionalOnMissingBean(name = "rateLimiterHealthIndicator")
 		RateLimiterHealthIndicator rateLimiterHealthIndicator(RateLimiterBackend backend, RateLimitEnforcer enforcer,
 				RateLimitProperties properties) {
-			return new RateLimiterHealthIndicator(backend, enforcer.circuitBreaker(), properties.getFailureMode());
+			return new RateLimiterHealthIndicator(enforcer, backend.name(), properties.getFailureMode());
 		}
 
 	}

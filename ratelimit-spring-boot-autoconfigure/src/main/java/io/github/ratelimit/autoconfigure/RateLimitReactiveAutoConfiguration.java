@@ -1,6 +1,5 @@
 package io.github.ratelimit.autoconfigure;
 
-import io.github.ratelimit.spring.FilterPhase;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.spring.ReactiveCurrentRequest;
@@ -51,17 +50,16 @@ public final class RateLimitReactiveAutoConfiguration {
 		@ConditionalOnMissingBean(name = "rateLimitWebFilter")
 		RateLimitWebFilter rateLimitWebFilter(RateLimitProperties properties, RateLimitRegistry registry,
 				RateLimitEnforcer enforcer, RateLimitHeaders headers) {
-			return new RateLimitWebFilter(registry,
-					FilterPhase.BEFORE_AUTHENTICATION, properties.getFilter().getOrder(), enforcer, headers);
+			return RateLimitWebFilter.beforeAuthentication(registry, properties.getFilter().getOrder(), enforcer,
+					headers);
 		}
 
 		@Bean
 		@ConditionalOnMissingBean(name = "rateLimitPrincipalWebFilter")
 		RateLimitWebFilter rateLimitPrincipalWebFilter(RateLimitProperties properties, RateLimitRegistry registry,
 				RateLimitEnforcer enforcer, RateLimitHeaders headers) {
-			return new RateLimitWebFilter(registry,
-					FilterPhase.AFTER_AUTHENTICATION, RateLimitAutoConfiguration.principalOrder(properties.getFilter()),
-					enforcer, headers);
+			return RateLimitWebFilter.afterAuthentication(registry,
+					RateLimitAutoConfiguration.principalOrder(properties.getFilter()), enforcer, headers);
 		}
 
 	}

@@ -1,7 +1,6 @@
 package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.spring.CurrentRequest;
-import io.github.ratelimit.spring.FilterPhase;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
@@ -46,7 +45,7 @@ public final class RateLimitServletAutoConfiguration {
 		FilterRegistrationBean<RateLimitFilter> rateLimitFilter(RateLimitProperties properties,
 				RateLimitRegistry registry, RateLimitEnforcer enforcer, RateLimitHeaders headers) {
 			return registration("rateLimitFilter", properties.getFilter().getOrder(),
-					new RateLimitFilter(registry, FilterPhase.BEFORE_AUTHENTICATION, enforcer, headers));
+					RateLimitFilter.beforeAuthentication(registry, enforcer, headers));
 		}
 
 		@Bean
@@ -54,7 +53,7 @@ public final class RateLimitServletAutoConfiguration {
 		FilterRegistrationBean<RateLimitFilter> rateLimitPrincipalFilter(RateLimitProperties properties,
 				RateLimitRegistry registry, RateLimitEnforcer enforcer, RateLimitHeaders headers) {
 			return registration("rateLimitPrincipalFilter", RateLimitAutoConfiguration.principalOrder(properties.getFilter()),
-					new RateLimitFilter(registry, FilterPhase.AFTER_AUTHENTICATION, enforcer, headers));
+					RateLimitFilter.afterAuthentication(registry, enforcer, headers));
 		}
 
 		/**

@@ -2,7 +2,6 @@ package io.github.ratelimit.autoconfigure;
 
 import java.util.EnumSet;
 
-import io.github.ratelimit.spring.FilterPhase;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.spring.annotation.RateLimitedAdvisor;
@@ -140,7 +139,7 @@ class RateLimitServletAutoConfigurationTests {
 		FilterRegistrationBean<RateLimitFilter> rateLimitFilter(RateLimitRegistry registry,
 				RateLimitEnforcer enforcer, RateLimitHeaders headers) {
 			FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(
-					new RateLimitFilter(registry.filterPolicies(FilterPhase.BEFORE_AUTHENTICATION), enforcer, headers));
+					new RateLimitFilter(registry.filterPolicies(false), enforcer, headers));
 			registration.setOrder(7);
 			return registration;
 		}

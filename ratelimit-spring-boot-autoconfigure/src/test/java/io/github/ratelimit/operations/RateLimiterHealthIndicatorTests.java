@@ -1,6 +1,7 @@
 package io.github.ratelimit.operations;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
@@ -9,6 +10,7 @@ import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RateLimiterBackend;
 import io.github.ratelimit.core.resilience.CircuitBreaker;
 import io.github.ratelimit.spring.FailureMode;
+import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.actuate.RateLimiterHealthIndicator;
 import io.github.ratelimit.test.LettuceLibrary;
 import org.jspecify.annotations.Nullable;
@@ -34,8 +36,8 @@ class RateLimiterHealthIndicatorTests {
 
 	private final CheckedBackend backend = new CheckedBackend();
 
-	private final RateLimiterHealthIndicator health = new RateLimiterHealthIndicator(this.backend, this.breaker,
-			FailureMode.OPEN);
+	private final RateLimiterHealthIndicator health = new RateLimiterHealthIndicator(
+			new RateLimitEnforcer(List.of(), this.backend, this.breaker, null, 1), "checked", FailureMode.OPEN);
 
 	@Test
 	void aFailingBackendOpensTheBreakerAndAPassingCheckClosesIt() {

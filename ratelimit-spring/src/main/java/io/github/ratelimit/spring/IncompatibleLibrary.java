@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  * against and the application's version of the library lacks, such as a Lettuce release another Spring Boot line
  * manages): the title and version in the manifest of the class the error names, and its jar.
  */
-public final class IncompatibleLibrary {
+final class IncompatibleLibrary {
 
 	/** A qualified name, with dots or slashes: of a class, or of a member after its class. */
 	private static final Pattern QUALIFIED_NAME = Pattern.compile("[A-Za-z_$][\\w$]*(?:[./][A-Za-z_$][\\w$]*)+");
@@ -27,7 +27,7 @@ public final class IncompatibleLibrary {
 	 * @param error the error
 	 * @return the description
 	 */
-	public static String describe(LinkageError error) {
+	static String describe(LinkageError error) {
 		StackTraceElement[] trace = error.getStackTrace();
 		String caller = (trace.length > 0) ? ", called from " + trace[0].getClassName() + "." + trace[0].getMethodName()
 				: "";

@@ -15,7 +15,7 @@ import org.springframework.expression.spel.standard.SpelExpression;
  * the client's key as {@code #key}; outside a web request the root and {@code #request} are {@code null}. An
  * expression that fails on a request gives the default plan (the first failure logged as a warning).
  */
-public final class PlanResolvers {
+final class PlanResolvers {
 
 	private static final FirstWarning failures = new FirstWarning(LogFactory.getLog(PlanResolvers.class));
 
@@ -30,7 +30,7 @@ public final class PlanResolvers {
 	 * @throws IllegalArgumentException when the strategy is unknown, an unparsable expression, or names no
 	 * {@link PlanResolver} bean
 	 */
-	public static PlanResolver of(String strategy, BeanFactory beanFactory) {
+	static PlanResolver of(String strategy, BeanFactory beanFactory) {
 		String trimmed = strategy.trim();
 		int colon = trimmed.indexOf(':');
 		String kind = (colon < 0) ? trimmed : trimmed.substring(0, colon);

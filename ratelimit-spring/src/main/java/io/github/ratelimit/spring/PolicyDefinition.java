@@ -1,10 +1,12 @@
 package io.github.ratelimit.spring;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
+import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimiter;
 import org.jspecify.annotations.Nullable;
@@ -119,14 +121,21 @@ public record PolicyDefinition(Policy policy, RateLimiter limiter, String keyStr
 	}
 
 	/**
-	 * When the web filter applies this policy: after authentication when its key resolver or plan resolver
-	 * {@linkplain KeyResolver#requiresAuthentication() requires it}, else before.
-	 * @return the phase
+	 * The names by which responses refer to the policy's limits: the items of {@code RateLimit-Policy} and
+	 * {@code RateLimit}, and the {@code violated-policies} of a problem body; unique within the policy.
+	 * @return each limit's item name, in the policy's order of limits
 	 */
-	public FilterPhase filterPhase() {
-		return (this.keyResolver.requiresAuthentication() || this.plans.requiresAuthentication())
-				? FilterPhase.AFTER_AUTHENTICATION
-				: FilterPhase.BEFORE_AUTHENTICATION;
+	public Map<Limit, String> itemNames() {
+		return PolicyItems.of(this.policy).byLimit();
+	}
+
+	/**
+	 * When the web filters apply this policy: after authentication when its key resolver or plan resolver
+	 * {@linkplain KeyResolver#requiresAuthentication() requires it}, else before.
+	 * @return whether the policy is applied after authentication
+	 */
+	boolean afterAuthentication() {
+		return this.keyResolver.requiresAuthentication() || this.plans.requiresAuthentication();
 	}
 
 }

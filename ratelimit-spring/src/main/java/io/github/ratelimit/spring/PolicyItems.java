@@ -19,7 +19,7 @@ import io.github.ratelimit.core.Policy;
  * limit listed twice is one limit, with one name. Names are quoted as structured-field strings where they are sent,
  * which allow printable ASCII only.
  */
-public final class PolicyItems {
+final class PolicyItems {
 
 	private final Map<Limit, String> names;
 
@@ -32,7 +32,7 @@ public final class PolicyItems {
 	 * @param policy the policy
 	 * @return its items
 	 */
-	public static PolicyItems of(Policy policy) {
+	static PolicyItems of(Policy policy) {
 		List<Limit> limits = policy.limits().stream().distinct().toList();
 		Map<Limit, String> names = new LinkedHashMap<>();
 		String base = (policy.plan() != null) ? policy.name() + "-" + policy.plan() : policy.name();
@@ -53,7 +53,7 @@ public final class PolicyItems {
 	 * The policy's distinct limits, in the policy's order, each with its item name.
 	 * @return the item name of each limit
 	 */
-	public Map<Limit, String> byLimit() {
+	Map<Limit, String> byLimit() {
 		return this.names;
 	}
 
@@ -64,7 +64,7 @@ public final class PolicyItems {
 	 * @param limits the limits
 	 * @return their names
 	 */
-	public List<String> namesOf(List<Limit> limits) {
+	List<String> namesOf(List<Limit> limits) {
 		Set<String> names = new LinkedHashSet<>();
 		for (Limit limit : limits) {
 			String name = this.names.get(limit);
@@ -86,7 +86,7 @@ public final class PolicyItems {
 	 * The item names of all the policy's limits, in the policy's order.
 	 * @return every name
 	 */
-	public List<String> names() {
+	List<String> names() {
 		return List.copyOf(this.names.values());
 	}
 

@@ -10,6 +10,8 @@ import java.util.concurrent.CompletionStage;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.BeanFactory;
+
 /**
  * The plans of a policy: each a {@link PolicyDefinition} of its own limits (and algorithm and cost), the default one,
  * and the {@link PlanResolver} that picks one per client. A resolver that fails, or names a plan the policy does not
@@ -43,6 +45,22 @@ public final class PolicyPlans {
 	 */
 	public static PolicyPlans none() {
 		return NONE;
+	}
+
+	/**
+	 * The resolver of a configured plan strategy: {@code bean:<PlanResolver bean>}, or {@code expr:<SpEL>} evaluated
+	 * like an {@code expr:} key strategy (over the request as root and {@code #request}, read-only, instance methods
+	 * allowed) with the client's key as {@code #key}; outside a web request the root and {@code #request} are
+	 * {@code null}. An expression that fails on a request gives the default plan (the first failure logged as a
+	 * warning).
+	 * @param strategy the strategy, such as {@code bean:orderPlans}
+	 * @param beanFactory where {@code bean:} resolvers are looked up
+	 * @return the resolver
+	 * @throws IllegalArgumentException when the strategy is unknown, an unparsable expression, or names no
+	 * {@link PlanResolver} bean
+	 */
+	public static PlanResolver resolverOf(String strategy, BeanFactory beanFactory) {
+		return PlanResolvers.of(strategy, beanFactory);
 	}
 
 	/**

@@ -23,12 +23,13 @@ import io.github.ratelimit.core.resilience.DenyCache;
 import io.github.ratelimit.spring.observation.DefaultRateLimitObservationConvention;
 import io.github.ratelimit.spring.observation.RateLimitObservationContext;
 import io.github.ratelimit.spring.observation.RateLimitObservationConvention;
-import io.github.ratelimit.spring.observation.RateLimitObservationDocumentation;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.NestedExceptionUtils;
 
 /**
  * Enforces policies: the one path by which every decision reaches a limiter ({@link #enforceAsync}), for the
@@ -222,8 +223,8 @@ public class RateLimitEnforcer {
 	}
 
 	private Observation observation(RateLimitObservationContext context) {
-		return RateLimitObservationDocumentation.DECISION.observation(this.observationConvention,
-				DefaultRateLimitObservationConvention.INSTANCE, () -> context, this.observations);
+		return Observation.createNotStarted(this.observationConvention, DefaultRateLimitObservationConvention.INSTANCE,
+				() -> context, this.observations);
 	}
 
 	private CompletionStage<RateLimitOutcome> decideAsync(PolicyDefinition requested, String key, long permits) {
@@ -439,11 +440,51 @@ public class RateLimitEnforcer {
 	}
 
 	/**
-	 * The circuit breaker of the backend.
-	 * @return the breaker
+	 * Checks the backend now, as a health indicator does. While the circuit breaker is open the answer costs nothing;
+	 * otherwise it is the backend's {@linkplain RateLimiterBackend#check() check} (for Redis, one script call bounded
+	 * by the decision timeout), which also serves as the breaker's probe, so that the breaker closes again even with
+	 * no traffic. A backend's failure counts against the breaker (a {@link LinkageError} too: a library of the
+	 * backend's that is not the version it was built against fails every call, as decisions count it); anything else
+	 * does not, and an {@link Error} leaves the probe slot free and is thrown.
+	 * @return {@code null} while the backend decides; otherwise what fails: the error and, when it wraps another
+	 * (Redis' own error reply, such as {@code OOM command not allowed}), the most specific cause; for a
+	 * {@link LinkageError}, the library it shows to be incompatible; {@code circuit open} with no error on record
 	 */
-	public CircuitBreaker circuitBreaker() {
-		return this.breaker;
+	public @Nullable String checkBackend() {
+		long ticket = this.breaker.tryCall();
+		if (ticket == CircuitBreaker.NOT_PERMITTED) {
+			Throwable error = this.breaker.lastError();
+			return (error != null) ? describe(error) : "circuit open";
+		}
+		try {
+			this.backend.check();
+		}
+		catch (RuntimeException | LinkageError ex) {
+			// an answer, not thrown: a Redis outage would otherwise log a stack trace on every poll
+			if (ex instanceof LinkageError || this.backend.isBackendFailure(ex)) {
+				this.breaker.onFailure(ticket, ex);
+			}
+			else {
+				this.breaker.onIgnored(ticket);
+			}
+			return describe(ex);
+		}
+		catch (Error error) {
+			this.breaker.onIgnored(ticket);
+			throw error;
+		}
+		this.breaker.onSuccess(ticket);
+		return null;
+	}
+
+	private static String describe(Throwable error) {
+		if (error instanceof LinkageError incompatible) {
+			return IncompatibleLibrary.describe(incompatible);
+		}
+		String description = error.getClass().getName() + ": " + error.getMessage();
+		Throwable cause = NestedExceptionUtils.getMostSpecificCause(error);
+		return (cause != error) ? description + " (" + cause.getClass().getSimpleName() + ": " + cause.getMessage() + ")"
+				: description;
 	}
 
 	/**

@@ -18,22 +18,22 @@ import org.springframework.http.ProblemDetail;
  * request that can never succeed, those whose capacity is below its cost), or for a 503 every limit of the policy,
  * since none could be checked.
  */
-public final class RateLimitProblems {
+final class RateLimitProblems {
 
 	/** The problem type of a refusal, from the IANA HTTP problem types registry. */
-	public static final String QUOTA_EXCEEDED = "https://iana.org/assignments/http-problem-types#quota-exceeded";
+	static final String QUOTA_EXCEEDED = "https://iana.org/assignments/http-problem-types#quota-exceeded";
 
 	/** The problem type of a fail-closed refusal, from the IANA HTTP problem types registry. */
-	public static final String TEMPORARY_REDUCED_CAPACITY = "https://iana.org/assignments/http-problem-types#temporary-reduced-capacity";
+	static final String TEMPORARY_REDUCED_CAPACITY = "https://iana.org/assignments/http-problem-types#temporary-reduced-capacity";
 
 	/** The problem member that names the refusing policy. */
-	public static final String POLICY = "policy";
+	static final String POLICY = "policy";
 
 	/** The problem member of draft-ietf-httpapi-ratelimit-headers that names the refusing limits' items. */
-	public static final String VIOLATED_POLICIES = "violated-policies";
+	static final String VIOLATED_POLICIES = "violated-policies";
 
 	/** The problem member naming the client's plan, for a policy with plans (or {@code override}). */
-	public static final String PLAN = "plan";
+	static final String PLAN = "plan";
 
 	private static final URI QUOTA_EXCEEDED_TYPE = URI.create(QUOTA_EXCEEDED);
 
@@ -48,7 +48,7 @@ public final class RateLimitProblems {
 	 * @param instance the request's URI, or {@code null} outside a request
 	 * @return the 429 problem
 	 */
-	public static ProblemDetail quotaExceeded(RateLimitOutcome outcome, @Nullable URI instance) {
+	static ProblemDetail quotaExceeded(RateLimitOutcome outcome, @Nullable URI instance) {
 		PolicyDefinition policy = outcome.policy();
 		Decision decision = outcome.decision();
 		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.TOO_MANY_REQUESTS,
@@ -67,7 +67,7 @@ public final class RateLimitProblems {
 	 * @param instance the request's URI, or {@code null} outside a request
 	 * @return the 503 problem
 	 */
-	public static ProblemDetail unavailable(PolicyDefinition policy, @Nullable URI instance) {
+	static ProblemDetail unavailable(PolicyDefinition policy, @Nullable URI instance) {
 		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, "Rate limit policy '"
 				+ policy.name() + "' cannot be checked right now and refuses requests until it can.");
 		problem.setType(TEMPORARY_REDUCED_CAPACITY_TYPE);
@@ -91,7 +91,7 @@ public final class RateLimitProblems {
 	 * @param decision the refusal
 	 * @param headers the refusal's headers
 	 */
-	public static void retryAfter(Decision decision, HttpHeaders headers) {
+	static void retryAfter(Decision decision, HttpHeaders headers) {
 		if (decision.satisfiable()) {
 			headers.set(HttpHeaders.RETRY_AFTER, Long.toString(decision.retryAfterSeconds()));
 		}

@@ -109,7 +109,7 @@ public class RateLimitRegistry {
 	}
 
 	/**
-	 * The configured policies that have paths, applied by the web filter (of either {@link FilterPhase}).
+	 * The configured policies that have paths, applied by the web filters (before and after authentication).
 	 * @return the filter's policies
 	 */
 	public List<PolicyDefinition> filterPolicies() {
@@ -117,13 +117,15 @@ public class RateLimitRegistry {
 	}
 
 	/**
-	 * The configured policies with paths that the filter of one phase applies, in configuration order.
-	 * @param phase before or after authentication
-	 * @return the policies of that phase
+	 * The configured policies with paths that one of the web filters applies, in configuration order: the filter in
+	 * front of authentication (so that requests it refuses are counted too) or the one behind it, for policies whose
+	 * key or plan resolver {@linkplain KeyResolver#requiresAuthentication() needs the user}.
+	 * @param afterAuthentication {@code true} for the filter behind authentication, {@code false} for the one in
+	 * front of it
+	 * @return the policies of that filter
 	 */
-	public List<PolicyDefinition> filterPolicies(FilterPhase phase) {
-		return (phase == FilterPhase.BEFORE_AUTHENTICATION) ? this.configured.beforeAuthentication()
-				: this.configured.afterAuthentication();
+	public List<PolicyDefinition> filterPolicies(boolean afterAuthentication) {
+		return afterAuthentication ? this.configured.afterAuthentication() : this.configured.beforeAuthentication();
 	}
 
 	/**
@@ -210,7 +212,7 @@ public class RateLimitRegistry {
 
 		Configured(Collection<PolicyDefinition> policies) {
 			this(byName(policies), policies.stream().filter((policy) -> !policy.paths().isEmpty()).toList(),
-					phase(policies, FilterPhase.BEFORE_AUTHENTICATION), phase(policies, FilterPhase.AFTER_AUTHENTICATION));
+					phase(policies, false), phase(policies, true));
 		}
 
 		private static Map<String, PolicyDefinition> byName(Collection<PolicyDefinition> policies) {
@@ -219,9 +221,10 @@ public class RateLimitRegistry {
 			return Collections.unmodifiableMap(byName);
 		}
 
-		private static List<PolicyDefinition> phase(Collection<PolicyDefinition> policies, FilterPhase phase) {
+		private static List<PolicyDefinition> phase(Collection<PolicyDefinition> policies,
+				boolean afterAuthentication) {
 			return policies.stream()
-				.filter((policy) -> !policy.paths().isEmpty() && policy.filterPhase() == phase)
+				.filter((policy) -> !policy.paths().isEmpty() && policy.afterAuthentication() == afterAuthentication)
 				.toList();
 		}
 

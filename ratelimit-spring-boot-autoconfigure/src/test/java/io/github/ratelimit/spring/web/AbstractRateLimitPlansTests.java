@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import io.github.ratelimit.spring.RateLimitProblems;
 import io.github.ratelimit.spring.metrics.RateLimitMetrics;
 import io.github.ratelimit.spring.web.PlansTestApplication.CustomerPlans;
 import io.github.ratelimit.test.ProblemBodies;
@@ -179,9 +178,9 @@ abstract class AbstractRateLimitPlansTests {
 		assertThat(response.value("RateLimit-Policy")).as("RateLimit-Policy of %s", response)
 			.isEqualTo("\"" + item + "\";q=" + capacity + ";w=3600");
 		Map<String, Object> problem = ProblemBodies.of(response.body().getBytes());
-		assertThat(problem).containsEntry(RateLimitProblems.POLICY, policy)
-			.containsEntry(RateLimitProblems.PLAN, plan)
-			.containsEntry(RateLimitProblems.VIOLATED_POLICIES, List.of(item));
+		assertThat(problem).containsEntry("policy", policy)
+			.containsEntry("plan", plan)
+			.containsEntry("violated-policies", List.of(item));
 	}
 
 	private WireResponse get(String policy, String key) {

@@ -6,7 +6,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import io.github.ratelimit.spring.RateLimitProblems;
+import io.github.ratelimit.spring.RateLimitExceededException;
+import io.github.ratelimit.spring.RateLimiterUnavailableException;
 import io.github.ratelimit.test.StructuredFields;
 import io.github.ratelimit.test.StructuredFields.Item;
 import io.github.ratelimit.test.WireResponse;
@@ -58,12 +59,12 @@ final class ResponseHeaderRules {
 				else if (!policy.isEmpty()) {
 					assertThat(limit).as("RateLimit of a refusal in %s", response).isNotNull();
 				}
-				checkRefusal(response, policy, limit, retryAfter, RateLimitProblems.QUOTA_EXCEEDED);
+				checkRefusal(response, policy, limit, retryAfter, RateLimitExceededException.QUOTA_EXCEEDED);
 			}
 			case 503 -> {
 				assertThat(retryAfter).as("Retry-After of a 503").isNotNull();
 				assertThat(response.values("RateLimit")).as("a 503 decided no limit").isEmpty();
-				checkRefusal(response, policy, limit, retryAfter, RateLimitProblems.TEMPORARY_REDUCED_CAPACITY);
+				checkRefusal(response, policy, limit, retryAfter, RateLimiterUnavailableException.TEMPORARY_REDUCED_CAPACITY);
 			}
 			case 400 -> {
 				assertThat(retryAfter).as("Retry-After of a 400").isNull();

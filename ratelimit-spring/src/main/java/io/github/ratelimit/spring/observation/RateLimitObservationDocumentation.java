@@ -8,7 +8,7 @@ import io.micrometer.observation.docs.ObservationDocumentation;
 /**
  * The observations of rate limiting: one per decision.
  */
-public enum RateLimitObservationDocumentation implements ObservationDocumentation {
+enum RateLimitObservationDocumentation implements ObservationDocumentation {
 
 	/**
 	 * One rate limit decision, from the deny cache's answer or the backend call to the outcome. With tracing, the

@@ -10,7 +10,6 @@ import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.spring.PolicyDefinition;
-import io.github.ratelimit.spring.PolicyItems;
 import io.github.ratelimit.spring.RateLimitOutcome;
 
 import org.springframework.http.HttpHeaders;
@@ -18,7 +17,7 @@ import org.springframework.http.HttpHeaders;
 /**
  * Turns one decision into the configured rate limit headers: the only place they are built, for every web stack,
  * the filter and {@code @RateLimited} alike. {@code RateLimit-Policy} lists one item per limit, named by
- * {@link PolicyItems}; {@code RateLimit} names the limit that binds, with {@code t} the seconds until it has more
+ * {@link PolicyDefinition#itemNames()}; {@code RateLimit} names the limit that binds, with {@code t} the seconds until it has more
  * permits (draft-10's "additional quota"). What is constant per policy is built once.
  */
 public class RateLimitHeaders {
@@ -89,7 +88,8 @@ public class RateLimitHeaders {
 	 */
 	public void write(PolicyDefinition policy, Decision decision, BiConsumer<String, String> header) {
 		if (this.ietf) {
-			PolicyValues values = this.values.computeIfAbsent(policy.policy(), PolicyValues::of);
+			PolicyValues values = this.values.computeIfAbsent(policy.policy(),
+					(limits) -> PolicyValues.of(policy.itemNames()));
 			header.accept(RATELIMIT_POLICY, values.policy());
 			if (decision.satisfiable()) {
 				header.accept(RATELIMIT, values.item(decision.limit()) + ";r=" + decision.remaining() + ";t="
@@ -127,10 +127,10 @@ public class RateLimitHeaders {
 	 */
 	private record PolicyValues(Map<Limit, String> items, String policy) {
 
-		static PolicyValues of(Policy policy) {
+		static PolicyValues of(Map<Limit, String> names) {
 			Map<Limit, String> items = new LinkedHashMap<>();
 			StringBuilder header = new StringBuilder();
-			PolicyItems.of(policy).byLimit().forEach((limit, name) -> {
+			names.forEach((limit, name) -> {
 				String item = quoted(name);
 				items.put(limit, item);
 				if (!header.isEmpty()) {

@@ -3,7 +3,6 @@ package io.github.ratelimit.spring.web.reactive;
 import java.util.List;
 import java.util.concurrent.Executor;
 
-import io.github.ratelimit.spring.FilterPhase;
 import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.RateLimitChain;
 import io.github.ratelimit.spring.RateLimitEnforcer;
@@ -36,8 +35,8 @@ import org.springframework.web.server.WebFilterChain;
  * to Reactor's bounded elastic scheduler), and the exchange continues after its verdict in a task of its own on its
  * connection's event loop ({@link ExchangeEventLoop}).
  * <p>
- * The auto-configuration registers one filter per {@link FilterPhase}: one ordered before Spring Security's
- * {@code WebFilterChainProxy}, one after it, which resolves the exchange's principal before keying its policies.
+ * The auto-configuration registers two filters: one ordered before Spring Security's {@code WebFilterChainProxy}
+ * ({@link #beforeAuthentication}), one after it ({@link #afterAuthentication}), which resolves the exchange's principal before keying its policies.
  * They share the exchange's {@link io.github.ratelimit.spring.RequestRateLimits}. Each puts the exchange in the
  * Reactor context as Spring's {@link ServerWebExchangeContextFilter} does, so reactive {@code @RateLimited} methods
  * find the request they serve.
@@ -46,7 +45,7 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 
 	private final FilterPolicies policies;
 
-	private final FilterPhase phase;
+	private final boolean afterAuthentication;
 
 	private final RateLimitChain chain;
 
@@ -57,37 +56,40 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 	private final int order;
 
 	/**
-	 * Creates the filter.
-	 * @param policies the policies it applies, in order: those of its phase
-	 * ({@link io.github.ratelimit.spring.RateLimitRegistry#filterPolicies(FilterPhase)})
-	 * @param phase its phase: after authentication, it resolves the principal before keying
+	 * The filter to order in front of authentication (Spring Security's web filter), so that requests it refuses are
+	 * counted too: it applies the policies with paths whose keys need no user, as the registry has them at each
+	 * request, so that a configuration refresh ({@link RateLimitRegistry#reconfigure}) applies to the next request;
+	 * each request is decided by one set.
+	 * @param registry the policies
 	 * @param order its order among web filters
 	 * @param enforcer the enforcer
 	 * @param headers the header writer
+	 * @return the filter
 	 */
-	public RateLimitWebFilter(List<PolicyDefinition> policies, FilterPhase phase, int order,
+	public static RateLimitWebFilter beforeAuthentication(RateLimitRegistry registry, int order,
 			RateLimitEnforcer enforcer, RateLimitHeaders headers) {
-		this(FilterPolicies.of(policies), phase, order, enforcer, headers);
+		return new RateLimitWebFilter(registry, false, order, enforcer, headers);
 	}
 
 	/**
-	 * Creates the filter of one phase's policies as the registry has them at each request, so that a configuration
-	 * refresh ({@link RateLimitRegistry#reconfigure}) applies to the next request; each request is decided by one set.
+	 * The filter to order behind authentication: it applies the policies with paths whose key or plan resolver needs
+	 * the user ({@code principal}), resolving the exchange's principal before keying, as
+	 * {@link #beforeAuthentication} does the others.
 	 * @param registry the policies
-	 * @param phase its phase: after authentication, it resolves the principal before keying
 	 * @param order its order among web filters
 	 * @param enforcer the enforcer
 	 * @param headers the header writer
+	 * @return the filter
 	 */
-	public RateLimitWebFilter(RateLimitRegistry registry, FilterPhase phase, int order, RateLimitEnforcer enforcer,
-			RateLimitHeaders headers) {
-		this(new FilterPolicies(() -> registry.filterPolicies(phase)), phase, order, enforcer, headers);
+	public static RateLimitWebFilter afterAuthentication(RateLimitRegistry registry, int order,
+			RateLimitEnforcer enforcer, RateLimitHeaders headers) {
+		return new RateLimitWebFilter(registry, true, order, enforcer, headers);
 	}
 
-	private RateLimitWebFilter(FilterPolicies policies, FilterPhase phase, int order,
+	private RateLimitWebFilter(RateLimitRegistry registry, boolean afterAuthentication, int order,
 			RateLimitEnforcer enforcer, RateLimitHeaders headers) {
-		this.policies = policies;
-		this.phase = phase;
+		this.policies = new FilterPolicies(() -> registry.filterPolicies(afterAuthentication));
+		this.afterAuthentication = afterAuthentication;
 		this.order = order;
 		this.chain = new RateLimitChain(enforcer);
 		this.headers = headers;
@@ -125,7 +127,7 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 		if (applicable.isEmpty()) {
 			return proceed(exchange, chain);
 		}
-		Mono<WebFluxRateLimitRequest> request = (this.phase == FilterPhase.AFTER_AUTHENTICATION)
+		Mono<WebFluxRateLimitRequest> request = this.afterAuthentication
 				? exchange.getPrincipal()
 					.map((principal) -> new WebFluxRateLimitRequest(exchange, principal))
 					.defaultIfEmpty(new WebFluxRateLimitRequest(exchange, null))

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.util.List;
 
 import io.github.ratelimit.spring.CurrentRequest;
-import io.github.ratelimit.spring.FilterPhase;
 import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.RateLimitChain;
 import io.github.ratelimit.spring.RateLimitEnforcer;
@@ -33,8 +32,8 @@ import org.springframework.web.util.ServletRequestPathUtils;
  * answered 400, since no policy can be matched to it. What the filter charged is kept with the request
  * ({@link io.github.ratelimit.spring.RequestRateLimits}), so {@code @RateLimited} does not charge it again.
  * <p>
- * The auto-configuration registers one filter per {@link io.github.ratelimit.spring.FilterPhase}, each with the
- * policies of its phase: one in front of Spring Security's filter chain and one behind it. They share the request's
+ * The auto-configuration registers two filters, each with the policies of its phase: one in front of Spring
+ * Security's filter chain ({@link #beforeAuthentication}) and one behind it ({@link #afterAuthentication}). They share the request's
  * record, so the second shows its own headers only when its policy binds more than the first's; a refusal by the
  * second replaces the first's headers with its own, or keeps them when it shows none (fail-closed, local fallback),
  * since a servlet response cannot portably remove a header.
@@ -53,8 +52,7 @@ public class RateLimitFilter extends OncePerRequestFilter {
 
 	/**
 	 * Creates the filter.
-	 * @param policies the policies it applies, in order, such as those of one phase
-	 * ({@link io.github.ratelimit.spring.RateLimitRegistry#filterPolicies(io.github.ratelimit.spring.FilterPhase)})
+	 * @param policies the policies it applies, in order
 	 * @param enforcer the enforcer
 	 * @param headers the header writer
 	 */
@@ -63,16 +61,31 @@ public class RateLimitFilter extends OncePerRequestFilter {
 	}
 
 	/**
-	 * Creates the filter of one phase's policies as the registry has them at each request, so that a configuration
-	 * refresh ({@link RateLimitRegistry#reconfigure}) applies to the next request; each request is decided by one set.
+	 * The filter to order in front of authentication (Spring Security's filter chain), so that requests it refuses
+	 * are counted too: it applies the policies with paths whose keys need no user, as the registry has them at each
+	 * request, so that a configuration refresh ({@link RateLimitRegistry#reconfigure}) applies to the next request;
+	 * each request is decided by one set.
 	 * @param registry the policies
-	 * @param phase the phase whose policies the filter applies
 	 * @param enforcer the enforcer
 	 * @param headers the header writer
+	 * @return the filter
 	 */
-	public RateLimitFilter(RateLimitRegistry registry, FilterPhase phase, RateLimitEnforcer enforcer,
+	public static RateLimitFilter beforeAuthentication(RateLimitRegistry registry, RateLimitEnforcer enforcer,
 			RateLimitHeaders headers) {
-		this(new FilterPolicies(() -> registry.filterPolicies(phase)), enforcer, headers);
+		return new RateLimitFilter(new FilterPolicies(() -> registry.filterPolicies(false)), enforcer, headers);
+	}
+
+	/**
+	 * The filter to order behind authentication: it applies the policies with paths whose key or plan resolver needs
+	 * the user ({@code principal}), as {@link #beforeAuthentication} does the others.
+	 * @param registry the policies
+	 * @param enforcer the enforcer
+	 * @param headers the header writer
+	 * @return the filter
+	 */
+	public static RateLimitFilter afterAuthentication(RateLimitRegistry registry, RateLimitEnforcer enforcer,
+			RateLimitHeaders headers) {
+		return new RateLimitFilter(new FilterPolicies(() -> registry.filterPolicies(true)), enforcer, headers);
 	}
 
 	private RateLimitFilter(FilterPolicies policies, RateLimitEnforcer enforcer, RateLimitHeaders headers) {
