@@ -1,11 +1,5 @@
 package io.github.ratelimit.spring;
 
-import java.net.URI;
-import java.security.Principal;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.function.Supplier;
-
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -133,94 +127,7 @@ class RequestKeyStrategiesTests {
 	}
 
 	private static NeutralRequest from(String address) {
-		return new NeutralRequest(address);
-	}
-
-	/**
-	 * A request as the chain sees it, whatever the stack; its native request answers {@code getHeader(name)}, as a
-	 * servlet request does.
-	 */
-	static final class NeutralRequest implements RateLimitRequest {
-
-		private final String remoteAddress;
-
-		private final Map<String, String> headers = new HashMap<>();
-
-		private final Map<String, String> query = new HashMap<>();
-
-		private final Map<String, Object> attributes = new HashMap<>();
-
-		private @Nullable Principal principal;
-
-		NeutralRequest(String remoteAddress) {
-			this.remoteAddress = remoteAddress;
-		}
-
-		NeutralRequest header(String name, String value) {
-			this.headers.put(name, value);
-			return this;
-		}
-
-		NeutralRequest query(String name, String value) {
-			this.query.put(name, value);
-			return this;
-		}
-
-		NeutralRequest user(String name) {
-			this.principal = () -> name;
-			return this;
-		}
-
-		@Override
-		public String method() {
-			return "GET";
-		}
-
-		@Override
-		public @Nullable String header(String name) {
-			return this.headers.get(name);
-		}
-
-		@Override
-		public @Nullable String queryParameter(String name) {
-			return this.query.get(name);
-		}
-
-		@Override
-		public String remoteAddress() {
-			return this.remoteAddress;
-		}
-
-		@Override
-		public @Nullable Principal principal() {
-			return this.principal;
-		}
-
-		@Override
-		public URI uri() {
-			return URI.create("/orders");
-		}
-
-		@Override
-		public Object nativeRequest() {
-			return new NativeRequest(this.headers);
-		}
-
-		@Override
-		@SuppressWarnings("unchecked")
-		public <T> T attribute(String name, Supplier<T> ifAbsent) {
-			return (T) this.attributes.computeIfAbsent(name, (key) -> ifAbsent.get());
-		}
-
-	}
-
-	/** What {@code expr:} reads in these tests: the request's headers by name. */
-	public record NativeRequest(Map<String, String> headers) {
-
-		public @Nullable String getHeader(String name) {
-			return this.headers.get(name);
-		}
-
+		return NeutralRequest.from(address);
 	}
 
 }
