@@ -28,7 +28,7 @@ final class DenyCacheCalls {
 			RedisRateLimiterBackend backend = ours.backend();
 			Policy policy = Policy.of("denied", Algorithm.TOKEN_BUCKET, "1/1h");
 			RateLimiter limiter = backend.create(policy);
-			PolicyDefinition definition = new PolicyDefinition(policy, limiter, "ip", (request) -> null, List.of(),
+			PolicyDefinition definition = PolicyDefinition.of(policy, limiter, "ip", (request) -> null, List.of(),
 					List.of(), Set.of(), 1, FailureMode.OPEN, false);
 			// as the starter ships it: 10,000 clients, each answered from the cache for at most one second
 			DenyCache cache = cacheOn ? new DenyCache(DenyCache.DEFAULT_MAXIMUM_CLIENTS, DenyCache.DEFAULT_MAX_AGE) : null;
@@ -39,7 +39,7 @@ final class DenyCacheCalls {
 			long denied = 0;
 			for (int round = 0; round < requestsPerClient; round++) {
 				for (int client = 0; client < clients; client++) {
-					RateLimitOutcome outcome = enforcer.enforceAsync(definition, "10.1.0." + client, 1)
+					RateLimitOutcome outcome = enforcer.enforceAsync(definition, definition.defaultPlan(), "10.1.0." + client, 1)
 						.toCompletableFuture()
 						.join();
 					if (outcome.kind() == RateLimitOutcome.Kind.ALLOWED) {

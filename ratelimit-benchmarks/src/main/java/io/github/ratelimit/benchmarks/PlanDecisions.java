@@ -23,7 +23,7 @@ import io.github.ratelimit.spring.FailureMode;
 import io.github.ratelimit.spring.OverriddenPolicies;
 import io.github.ratelimit.spring.PlanResolver;
 import io.github.ratelimit.spring.PolicyDefinition;
-import io.github.ratelimit.spring.PolicyPlans;
+import io.github.ratelimit.spring.PolicyPlan;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitOutcome;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -148,7 +148,8 @@ final class PlanDecisions {
 	 */
 	private static void observedAsTimer(RateLimitEnforcer enforcer, PolicyDefinition policy, String client,
 			MeterRegistry meters) {
-		enforcer.enforceAsync(policy, client, policy.cost()).toCompletableFuture().join();
+		enforcer.enforceAsync(policy, policy.defaultPlan(), client, policy.defaultPlan().cost()).toCompletableFuture()
+			.join();
 		Timer timer = meters.find("ratelimit.decision").tag("policy", policy.name()).timer();
 		if (timer == null || timer.count() != 1) {
 			throw new IllegalStateException("A decision of policy '" + policy.name() + "' was not observed as timer "
@@ -161,7 +162,7 @@ final class PlanDecisions {
 	 */
 	private static void decidedUnder(RateLimitEnforcer enforcer, PolicyDefinition policy, String client,
 			String plan) {
-		String decided = enforcer.definitionFor(policy, client, null).toCompletableFuture().join().plan();
+		String decided = enforcer.planFor(policy, client, null).toCompletableFuture().join().plan();
 		if (!plan.equals(decided)) {
 			throw new IllegalStateException("Client " + client + " of policy '" + policy.name()
 					+ "' is decided under plan '" + decided + "', not '" + plan + "': the benchmark would measure "
@@ -170,7 +171,9 @@ final class PlanDecisions {
 	}
 
 	private static PolicyDefinition plain(RedisRateLimiterBackend backend, String name, String limit) {
-		return definition(backend, Policy.of(name, Algorithm.TOKEN_BUCKET, limit), PolicyPlans.none());
+		Policy policy = Policy.of(name, Algorithm.TOKEN_BUCKET, limit);
+		return PolicyDefinition.of(policy, backend.create(policy), "ip", (request) -> null, List.of(), List.of(),
+				Set.of(), 1, FailureMode.OPEN, false);
 	}
 
 	/**
@@ -184,18 +187,15 @@ final class PlanDecisions {
 		}
 		PlanResolver resolver = (key, request) -> planOfClient.get(key);
 		Policy policy = Policy.of("planned", Algorithm.TOKEN_BUCKET, FREE);
-		Map<String, PolicyDefinition> plans = new LinkedHashMap<>();
-		plans.put("free", definition(backend, policy.withPlan("free", Algorithm.TOKEN_BUCKET, List.of(Limit.parse(FREE))),
-				PolicyPlans.none()));
-		plans.put("pro", definition(backend, policy.withPlan("pro", Algorithm.TOKEN_BUCKET, List.of(Limit.parse(PRO))),
-				PolicyPlans.none()));
-		PolicyDefinition free = plans.get("free");
-		return definition(backend, free.policy(), PolicyPlans.of("bean:planOfClient", resolver, plans, "free"));
+		Map<String, PolicyPlan> plans = new LinkedHashMap<>();
+		plans.put("free", plan(backend, policy.withPlan("free", Algorithm.TOKEN_BUCKET, List.of(Limit.parse(FREE)))));
+		plans.put("pro", plan(backend, policy.withPlan("pro", Algorithm.TOKEN_BUCKET, List.of(Limit.parse(PRO)))));
+		return PolicyDefinition.withPlans("planned", "ip", (request) -> null, List.of(), List.of(), Set.of(),
+				FailureMode.OPEN, false, "bean:planOfClient", resolver, plans, "free");
 	}
 
-	private static PolicyDefinition definition(RedisRateLimiterBackend backend, Policy policy, PolicyPlans plans) {
-		return new PolicyDefinition(policy, backend.create(policy), "ip", (request) -> null, List.of(), List.of(),
-				Set.of(), 1, FailureMode.OPEN, false, plans);
+	private static PolicyPlan plan(RedisRateLimiterBackend backend, Policy policy) {
+		return new PolicyPlan(policy, backend.create(policy), 1);
 	}
 
 	/**
@@ -236,8 +236,8 @@ final class PlanDecisions {
 		@Override
 		public boolean decide(int client) {
 			String key = this.clients[client];
-			PolicyDefinition plan = this.policy.planForAsync(key, null).toCompletableFuture().join();
-			return this.enforcer.enforceAsync(plan, key, plan.cost()).toCompletableFuture().join().kind()
+			PolicyPlan plan = this.policy.planForAsync(key, null).toCompletableFuture().join();
+			return this.enforcer.enforceAsync(this.policy, plan, key, plan.cost()).toCompletableFuture().join().kind()
 					== RateLimitOutcome.Kind.ALLOWED;
 		}
 

@@ -17,7 +17,6 @@ import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RateLimiterBackend;
 import io.github.ratelimit.core.lease.LeaseSettings;
-import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
 import io.github.ratelimit.spring.FailureMode;
 import io.github.ratelimit.spring.IpKeys;
 import io.github.ratelimit.spring.KeyResolver;
@@ -25,7 +24,7 @@ import io.github.ratelimit.spring.OverriddenPolicies;
 import io.github.ratelimit.spring.PlanResolver;
 import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.PolicyLeases;
-import io.github.ratelimit.spring.PolicyPlans;
+import io.github.ratelimit.spring.PolicyPlan;
 import io.github.ratelimit.spring.RequestKeyResolvers;
 import org.jspecify.annotations.Nullable;
 
@@ -44,10 +43,6 @@ final class ConfiguredPolicies {
 
 	private static final Set<String> HTTP_METHODS = Set.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS",
 			"TRACE");
-
-	/** The limiter of the template every definition is built from, never asked. */
-	private static final RateLimiter NO_LIMITER = new InMemoryRateLimiterBackend()
-		.create(new Policy("template", Algorithm.TOKEN_BUCKET, List.of(Limit.parse("1/1s"))));
 
 	private final RateLimitProperties properties;
 
@@ -96,25 +91,35 @@ final class ConfiguredPolicies {
 				"use ip, global, principal, header:<Name>, param:<name>, expr:<SpEL> or bean:<KeyResolver bean>");
 		FailureMode failureMode = (settings.getFailureMode() != null) ? settings.getFailureMode()
 				: this.properties.getFailureMode();
-		Policy named = check("ratelimit.policies." + name,
-				() -> new Policy(name, algorithm, List.of(Limit.parse("1/1s"))), "use a policy name without '{' or '}'");
-		PolicyDefinition template = new PolicyDefinition(named, NO_LIMITER, settings.getKey(), keyResolver,
+		check("ratelimit.policies." + name, () -> new Policy(name, algorithm, List.of(Limit.parse("1/1s"))),
+				"use a policy name without '{' or '}'");
+		Template template = new Template(name, settings.getKey(), keyResolver,
 				patterns(prefix + "paths", settings.getPaths()),
 				patterns(prefix + "exclude-paths", settings.getExcludePaths()),
-				methods(prefix + "methods", settings.getMethods()), settings.getCost(), failureMode,
-				settings.isShadow());
+				methods(prefix + "methods", settings.getMethods()), failureMode, settings.isShadow());
 		if (settings.getPlans().isEmpty()) {
 			checkNoPlanSettings(prefix, settings);
-			return variant(template, prefix, null, algorithm, settings.getLimits(), settings.getCost(),
+			PolicyPlan plan = plan(template, prefix, null, algorithm, settings.getLimits(), settings.getCost(),
 					prefix + "cost", settings.getLease());
+			return PolicyDefinition.of(plan.policy(), plan.limiter(), template.keyStrategy(), template.keyResolver(),
+					template.paths(), template.excludePaths(), template.methods(), plan.cost(), template.failureMode(),
+					template.shadow());
 		}
 		return withPlans(template, prefix, settings, algorithm);
 	}
 
 	/**
-	 * The definition of a policy with plans: the default plan's, carrying every plan.
+	 * What every plan of a policy shares: which requests it applies to, how their client is keyed, what happens when
+	 * the backend cannot answer.
 	 */
-	private PolicyDefinition withPlans(PolicyDefinition template, String prefix, RateLimitProperties.PolicyProperties settings,
+	private record Template(String name, String keyStrategy, KeyResolver keyResolver, List<String> paths,
+			List<String> excludePaths, Set<String> methods, FailureMode failureMode, boolean shadow) {
+	}
+
+	/**
+	 * The definition of a policy with plans: every plan, the default one, and the strategy that picks a client's.
+	 */
+	private PolicyDefinition withPlans(Template template, String prefix, RateLimitProperties.PolicyProperties settings,
 			Algorithm algorithm) {
 		if (!settings.getLimits().isEmpty()) {
 			throw new InvalidRateLimitConfigurationException(prefix + "limits",
@@ -131,9 +136,9 @@ final class ConfiguredPolicies {
 							+ "\"expr:#key.startsWith('pro-') ? 'pro' : 'free'\"",
 					null);
 		}
-		PlanResolver resolver = check(prefix + "plan", () -> PolicyPlans.resolverOf(strategy, this.beanFactory),
+		PlanResolver resolver = check(prefix + "plan", () -> PolicyDefinition.planResolverOf(strategy, this.beanFactory),
 				"use bean:<PlanResolver bean> or expr:<SpEL over the request, with the client's key as #key>");
-		Map<String, PolicyDefinition> plans = new LinkedHashMap<>();
+		Map<String, PolicyPlan> plans = new LinkedHashMap<>();
 		settings.getPlans().forEach((plan, planSettings) -> {
 			String planPrefix = prefix + "plans." + plan + ".";
 			if (!Policy.isPlanName(plan) || OverriddenPolicies.PLAN.equals(plan)) {
@@ -144,7 +149,7 @@ final class ConfiguredPolicies {
 			}
 			Long planCost = planSettings.getCost();
 			Algorithm planAlgorithm = (planSettings.getAlgorithm() != null) ? planSettings.getAlgorithm() : algorithm;
-			plans.put(plan, variant(template, planPrefix, plan, planAlgorithm, planSettings.getLimits(),
+			plans.put(plan, plan(template, planPrefix, plan, planAlgorithm, planSettings.getLimits(),
 					(planCost != null) ? planCost : settings.getCost(),
 					(planCost != null) ? planPrefix + "cost" : prefix + "cost", settings.getLease()));
 		});
@@ -155,10 +160,9 @@ final class ConfiguredPolicies {
 							: "the policy has no default plan among its plans ") + plans.keySet(),
 					"set " + prefix + "default-plan to the plan of clients the plan strategy names none for", null);
 		}
-		PolicyDefinition fallback = plans.get(defaultPlan);
-		return new PolicyDefinition(fallback.policy(), fallback.limiter(), template.keyStrategy(),
-				template.keyResolver(), template.paths(), template.excludePaths(), template.methods(), fallback.cost(),
-				template.failureMode(), template.shadow(), PolicyPlans.of(strategy, resolver, plans, defaultPlan));
+		return PolicyDefinition.withPlans(template.name(), template.keyStrategy(), template.keyResolver(),
+				template.paths(), template.excludePaths(), template.methods(), template.failureMode(), template.shadow(),
+				strategy, resolver, plans, defaultPlan);
 	}
 
 	private static void checkNoPlanSettings(String prefix, RateLimitProperties.PolicyProperties settings) {
@@ -177,11 +181,12 @@ final class ConfiguredPolicies {
 	}
 
 	/**
-	 * The definition of a policy without plans, or of one plan of a policy: its limits, algorithm and cost, checked.
+	 * The plan of a policy without plans (its own limits), or one plan of a policy: its limits, algorithm and cost,
+	 * checked, and its limiter.
 	 * @param prefix the properties of the limits, such as {@code ratelimit.policies.orders.plans.pro.}
 	 * @param costProperty the property the cost was given by (the policy's, for a plan without a cost of its own)
 	 */
-	private PolicyDefinition variant(PolicyDefinition template, String prefix, @Nullable String plan,
+	private PolicyPlan plan(Template template, String prefix, @Nullable String plan,
 			Algorithm algorithm, List<LimitProperties> limitSettings, long cost, String costProperty,
 			RateLimitProperties.LeaseProperties lease) {
 		List<Limit> limits = limits(prefix + "limits", limitSettings);
@@ -202,9 +207,7 @@ final class ConfiguredPolicies {
 		if (template.failureMode() == FailureMode.LOCAL) {
 			checkFallbackCapacity(prefix, policy, cost);
 		}
-		return new PolicyDefinition(policy, limiter(policy, cost, lease), template.keyStrategy(),
-				template.keyResolver(), template.paths(), template.excludePaths(), template.methods(), cost,
-				template.failureMode(), template.shadow());
+		return new PolicyPlan(policy, limiter(policy, cost, lease), cost);
 	}
 
 	/**

@@ -11,7 +11,7 @@ import io.github.ratelimit.core.lease.LeaseSettings;
 import io.github.ratelimit.core.lease.LeasedRateLimiter;
 import io.github.ratelimit.spring.FailureMode;
 import io.github.ratelimit.spring.PolicyDefinition;
-import io.github.ratelimit.spring.PolicyPlans;
+import io.github.ratelimit.spring.PolicyPlan;
 import io.github.ratelimit.spring.RateLimitRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -68,22 +68,22 @@ class RateLimitStartupLogger implements SmartInitializingSingleton {
 	 */
 	String describe(PolicyDefinition policy) {
 		List<String> parts = new ArrayList<>();
-		boolean plans = !policy.plans().isEmpty();
+		boolean plans = policy.hasPlans();
+		PolicyPlan own = policy.defaultPlan();
 		if (plans) {
 			String described = policy.plans()
-				.all()
 				.stream()
-				.map((plan) -> describe(plan, policy.plans()))
+				.map((plan) -> describe(plan, own))
 				.collect(Collectors.joining(", "));
-			parts.add("plan " + policy.plans().strategy() + ", plans " + described);
+			parts.add("plan " + policy.planStrategy() + ", plans " + described);
 		}
 		else {
-			parts.add(limits(policy) + lease(policy));
+			parts.add(limits(own) + lease(own));
 		}
 		parts.add("key " + policy.keyStrategy());
 		parts.add(where(policy));
-		if (!plans && policy.cost() != 1) {
-			parts.add("cost " + policy.cost());
+		if (!plans && own.cost() != 1) {
+			parts.add("cost " + own.cost());
 		}
 		if (policy.failureMode() != this.failureMode) {
 			parts.add("failure mode " + name(policy.failureMode()));
@@ -94,17 +94,17 @@ class RateLimitStartupLogger implements SmartInitializingSingleton {
 		return policy.name() + " (" + String.join(", ", parts) + ")";
 	}
 
-	private static String describe(PolicyDefinition plan, PolicyPlans plans) {
+	private static String describe(PolicyPlan plan, PolicyPlan defaultPlan) {
 		String cost = (plan.cost() != 1) ? ", cost " + plan.cost() : "";
-		String isDefault = plan.equals(plans.defaultPlan()) ? ", default" : "";
+		String isDefault = plan.equals(defaultPlan) ? ", default" : "";
 		return plan.plan() + " (" + limits(plan) + lease(plan) + cost + isDefault + ")";
 	}
 
 	/**
 	 * How a policy without plans, or a plan, leases its permits: empty when it does not.
 	 */
-	private static String lease(PolicyDefinition policy) {
-		if (!(policy.limiter() instanceof LeasedRateLimiter leased)) {
+	private static String lease(PolicyPlan plan) {
+		if (!(plan.limiter() instanceof LeasedRateLimiter leased)) {
 			return "";
 		}
 		LeaseSettings settings = leased.settings();
@@ -128,9 +128,9 @@ class RateLimitStartupLogger implements SmartInitializingSingleton {
 	/**
 	 * The limits and algorithm of a policy without plans, or of a plan.
 	 */
-	private static String limits(PolicyDefinition policy) {
-		return policy.policy().limits().stream().map(Limit::toString).collect(Collectors.joining(", ")) + ", "
-				+ policy.policy().algorithm().id();
+	private static String limits(PolicyPlan plan) {
+		return plan.policy().limits().stream().map(Limit::toString).collect(Collectors.joining(", ")) + ", "
+				+ plan.policy().algorithm().id();
 	}
 
 	private static String where(PolicyDefinition policy) {

@@ -46,13 +46,13 @@ class LeasedPolicyAutoConfigurationTests {
 
 	@Test
 	void aPolicyShouldNotLeaseUnlessItsLeaseIsEnabled() {
-		this.runner.run((context) -> assertThat(hello(context).limiter()).isNotInstanceOf(LeasedRateLimiter.class));
+		this.runner.run((context) -> assertThat(hello(context).defaultPlan().limiter()).isNotInstanceOf(LeasedRateLimiter.class));
 	}
 
 	@Test
 	void aLeasedPolicyShouldLeaseOnePercentOfItsSmallestCapacityForAtMostASecondByDefault() {
 		this.runner.withPropertyValues(HELLO + "limits=1000/1h,50000/1d", HELLO + "lease.enabled=true")
-			.run((context) -> assertThat(settings(hello(context).limiter()))
+			.run((context) -> assertThat(settings(hello(context).defaultPlan().limiter()))
 				.isEqualTo(new LeaseSettings(10, true, Duration.ofSeconds(1))));
 	}
 
@@ -65,7 +65,7 @@ class LeasedPolicyAutoConfigurationTests {
 					plans + "lease.enabled=true", plans + "lease.adaptive=false", plans + "lease.max-age=500ms")
 			.run((context) -> {
 				PolicyDefinition hello = policy(context, "plans");
-				assertThat(hello.plans().all()).extracting((plan) -> settings(plan.limiter()))
+				assertThat(hello.plans()).extracting((plan) -> settings(plan.limiter()))
 					.containsExactlyInAnyOrder(new LeaseSettings(3, false, Duration.ofMillis(500)),
 							new LeaseSettings(50, false, Duration.ofMillis(500)));
 				assertThat(context.getBean(RateLimitStartupLogger.class).describe(hello))
@@ -136,7 +136,7 @@ class LeasedPolicyAutoConfigurationTests {
 					HELLO + "lease.enabled=true", HELLO + "lease.batch=10", HELLO + "lease.adaptive=false")
 			.run((context) -> {
 				enforce(context.getBean(RateLimitEnforcer.class), hello(context), "client", 1);
-				shared[0] = ((LeasedRateLimiter) hello(context).limiter()).delegate();
+				shared[0] = ((LeasedRateLimiter) hello(context).defaultPlan().limiter()).delegate();
 				assertThat(shared[0].peek("client").remaining()).isEqualTo(990);
 				assertThat(context.getBean(PolicyLeases.class).find("hello").permitsHeld()).isEqualTo(9);
 				((ConfigurableApplicationContext) context.getSourceApplicationContext()).close();

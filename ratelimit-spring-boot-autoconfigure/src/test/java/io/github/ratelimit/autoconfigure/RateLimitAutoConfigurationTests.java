@@ -104,8 +104,8 @@ class RateLimitAutoConfigurationTests {
 			.withPropertyValues("ratelimit.key-prefix=" + prefix, "ratelimit.policies.stored.limits=1/1h")
 			.run((context) -> {
 				PolicyDefinition stored = context.getBean(RateLimitRegistry.class).find("stored").orElseThrow();
-				assertThat(stored.limiter().tryAcquire("client").allowed()).isTrue();
-				assertThat(stored.limiter().tryAcquire("client").allowed()).isFalse();
+				assertThat(stored.defaultPlan().limiter().tryAcquire("client").allowed()).isTrue();
+				assertThat(stored.defaultPlan().limiter().tryAcquire("client").allowed()).isFalse();
 				StringRedisTemplate redis = new StringRedisTemplate(context.getBean(RedisConnectionFactory.class));
 				assertThat(redis.keys(prefix + ":stored:*")).isNotEmpty();
 			});
@@ -146,23 +146,23 @@ class RateLimitAutoConfigurationTests {
 				RateLimitRegistry registry = context.getBean(RateLimitRegistry.class);
 				assertThat(registry.policies()).extracting(PolicyDefinition::name).containsExactly("hello", "orders");
 				PolicyDefinition hello = registry.find("hello").orElseThrow();
-				assertThat(hello.policy()).isEqualTo(new Policy("hello", Algorithm.GCRA,
+				assertThat(hello.defaultPlan().policy()).isEqualTo(new Policy("hello", Algorithm.GCRA,
 						List.of(Limit.of(5, Duration.ofSeconds(10)), Limit.of(100, Duration.ofHours(1)))));
 				assertThat(hello.keyStrategy()).isEqualTo("ip");
 				assertThat(hello.methods()).isEmpty();
-				assertThat(hello.cost()).isEqualTo(1);
+				assertThat(hello.defaultPlan().cost()).isEqualTo(1);
 				assertThat(hello.failureMode()).isEqualTo(FailureMode.CLOSED);
 				assertThat(hello.shadow()).isFalse();
 				PolicyDefinition orders = registry.find("orders").orElseThrow();
-				assertThat(orders.policy().algorithm()).isEqualTo(Algorithm.SLIDING_LOG);
+				assertThat(orders.defaultPlan().policy().algorithm()).isEqualTo(Algorithm.SLIDING_LOG);
 				assertThat(orders.keyStrategy()).isEqualTo("header:X-Api-Key");
 				assertThat(orders.paths()).extracting(Object::toString).containsExactly("/api/orders/**");
 				assertThat(orders.excludePaths()).extracting(Object::toString).containsExactly("/api/orders/health");
 				assertThat(orders.methods()).isEqualTo(Set.of("POST", "PUT"));
-				assertThat(orders.cost()).isEqualTo(2);
+				assertThat(orders.defaultPlan().cost()).isEqualTo(2);
 				assertThat(orders.failureMode()).isEqualTo(FailureMode.OPEN);
 				assertThat(orders.shadow()).isTrue();
-				assertThat(orders.limiter().policy()).isEqualTo(orders.policy());
+				assertThat(orders.defaultPlan().limiter().policy()).isEqualTo(orders.defaultPlan().policy());
 				assertThat(registry.filterPolicies()).containsExactly(hello, orders);
 			});
 	}

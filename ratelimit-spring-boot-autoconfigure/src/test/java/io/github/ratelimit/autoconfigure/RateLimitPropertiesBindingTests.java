@@ -142,14 +142,14 @@ class RateLimitPropertiesBindingTests {
 					"ratelimit.policies.b.limits=1/1s", "ratelimit.policies.b.algorithm=SLIDING_LOG")
 			.run((context) -> {
 				RateLimitRegistry registry = context.getBean(RateLimitRegistry.class);
-				assertThat(registry.find("a").orElseThrow().policy().algorithm()).isEqualTo(Algorithm.FIXED_WINDOW);
-				assertThat(registry.find("b").orElseThrow().policy().algorithm()).isEqualTo(Algorithm.SLIDING_LOG);
+				assertThat(registry.find("a").orElseThrow().defaultPlan().policy().algorithm()).isEqualTo(Algorithm.FIXED_WINDOW);
+				assertThat(registry.find("b").orElseThrow().defaultPlan().policy().algorithm()).isEqualTo(Algorithm.SLIDING_LOG);
 			});
 	}
 
 	private static ContextConsumer<AssertableApplicationContext> limits(String policy, Limit... expected) {
 		return (context) -> assertThat(
-				context.getBean(RateLimitRegistry.class).find(policy).orElseThrow().policy().limits())
+				context.getBean(RateLimitRegistry.class).find(policy).orElseThrow().defaultPlan().policy().limits())
 			.isEqualTo(List.of(expected));
 	}
 

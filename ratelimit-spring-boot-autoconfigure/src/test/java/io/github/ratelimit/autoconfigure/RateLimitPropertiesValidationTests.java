@@ -8,6 +8,7 @@ import io.github.ratelimit.spring.IpKeys;
 import io.github.ratelimit.spring.KeyResolver;
 import io.github.ratelimit.spring.PlanResolver;
 import io.github.ratelimit.spring.PolicyDefinition;
+import io.github.ratelimit.spring.PolicyPlan;
 import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.test.TestRedisProperties;
 import org.junit.jupiter.api.Test;
@@ -481,7 +482,7 @@ class RateLimitPropertiesValidationTests {
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				PolicyDefinition orders = context.getBean(RateLimitRegistry.class).find("orders").orElseThrow();
-				assertThat(orders.plans().all()).extracting(PolicyDefinition::plan, PolicyDefinition::cost)
+				assertThat(orders.plans()).extracting(PolicyPlan::plan, PolicyPlan::cost)
 					.containsExactly(tuple("free", 10L), tuple("pro", 50L));
 			});
 	}

@@ -7,6 +7,7 @@ import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitMetricsAutoConfiguration;
 import io.github.ratelimit.spring.PolicyDefinition;
+import io.github.ratelimit.spring.PolicyPlan;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.spring.metrics.RateLimitMetrics;
@@ -82,17 +83,17 @@ class RateLimitMetricsTests {
 				PolicyDefinition orders = policies.find("orders").orElseThrow();
 				for (String key : List.of("pro-1", "pro-2", "pro-1", "free-1", "free-1", "gold",
 						"x-" + UUID.randomUUID())) {
-					PolicyDefinition plan = orders.planForAsync(key, null).toCompletableFuture().join();
-					enforce(enforcer, plan, key, plan.cost());
+					PolicyPlan plan = orders.planForAsync(key, null).toCompletableFuture().join();
+					enforce(enforcer, orders, plan, key, plan.cost());
 				}
 				enforce(enforcer, policies.find("api").orElseThrow(), "client", 1);
 				assertThat(count(registry, "orders", "pro", "allowed")).isEqualTo(3);
 				assertThat(count(registry, "orders", "free", "allowed")).isEqualTo(3);
 				assertThat(count(registry, "orders", "free", "denied")).isEqualTo(1);
-				assertThat(count(registry, "api", PolicyDefinition.NO_PLAN_TAG, "allowed")).isEqualTo(1);
+				assertThat(count(registry, "api", PolicyPlan.NO_PLAN_TAG, "allowed")).isEqualTo(1);
 				assertThat(registry.find(RateLimitMetrics.REQUESTS).meters())
 					.extracting((meter) -> meter.getId().getTag("plan"))
-					.containsOnly("free", "pro", PolicyDefinition.NO_PLAN_TAG);
+					.containsOnly("free", "pro", PolicyPlan.NO_PLAN_TAG);
 			});
 	}
 

@@ -197,7 +197,7 @@ class CircuitBreakerRedisTests {
 		}
 		assertThat(this.breaker.isOpen()).as("a probe closed it within 30 s of Redis coming back").isFalse();
 		// Redis came back empty: a fresh bucket
-		assertThat(this.backend.create(policy.policy()).peek("client").remaining()).isGreaterThanOrEqualTo(998);
+		assertThat(this.backend.create(policy.defaultPlan().policy()).peek("client").remaining()).isGreaterThanOrEqualTo(998);
 	}
 
 	/**
@@ -208,7 +208,7 @@ class CircuitBreakerRedisTests {
 		int succeeded = 0;
 		for (int i = 0; i < 10_000 && succeeded < 200; i++) {
 			try {
-				policy.limiter().tryAcquire("warm-up");
+				policy.defaultPlan().limiter().tryAcquire("warm-up");
 				succeeded++;
 			}
 			catch (RuntimeException ex) {
@@ -220,7 +220,7 @@ class CircuitBreakerRedisTests {
 
 	private PolicyDefinition policy(String name, String limit) {
 		Policy policy = Policy.of(name, Algorithm.TOKEN_BUCKET, limit);
-		return new PolicyDefinition(policy, this.backend.create(policy), "ip", (request) -> null, List.of(), List.of(),
+		return PolicyDefinition.of(policy, this.backend.create(policy), "ip", (request) -> null, List.of(), List.of(),
 				Set.of(), 1, FailureMode.OPEN, false);
 	}
 

@@ -100,10 +100,10 @@ class PolicyPlansTests {
 	void plansShouldKeepTheirConfiguredOrderAndTheDefaultPlanShouldDecideBeforeOneIsPicked() {
 		this.contextRunner.run((context) -> {
 			PolicyDefinition customers = policy(context, "customers");
-			assertThat(customers.plans().all()).extracting(PolicyDefinition::plan).containsExactly("free", "pro");
-			assertThat(customers.plans().strategy()).isEqualTo("bean:customerPlans");
-			assertThat(customers.plan()).isEqualTo("free");
-			assertThat(customers.planForAsync("pro", null).toCompletableFuture().join().plans().isEmpty()).isTrue();
+			assertThat(customers.plans()).extracting(PolicyPlan::plan).containsExactly("free", "pro");
+			assertThat(customers.planStrategy()).isEqualTo("bean:customerPlans");
+			assertThat(customers.defaultPlan().plan()).isEqualTo("free");
+			assertThat(customers.planForAsync("pro", null).toCompletableFuture().join().plan()).isEqualTo("pro");
 		});
 	}
 

@@ -113,7 +113,7 @@ class RateLimitChainTests {
 			}
 
 			@Override
-			public long permits(PolicyDefinition plan, @Nullable RateLimitRequest request) {
+			public long permits(PolicyPlan plan, @Nullable RateLimitRequest request) {
 				return 1;
 			}
 
@@ -154,7 +154,7 @@ class RateLimitChainTests {
 			this.resolvedOn.add(Thread.currentThread().getName());
 			return request.remoteAddress();
 		};
-		return new PolicyDefinition(policy, this.backend.create(policy), "ip", key, List.of(), List.of(), Set.of(), 1,
+		return PolicyDefinition.of(policy, this.backend.create(policy), "ip", key, List.of(), List.of(), Set.of(), 1,
 				FailureMode.OPEN, false);
 	}
 

@@ -107,7 +107,7 @@ class RateLimitEnforcerLeaseTests {
 	}
 
 	private RateLimitOutcome enforce(PolicyDefinition policy) {
-		return this.enforcer.enforceAsync(policy, "client", 1).toCompletableFuture().orTimeout(10, TimeUnit.SECONDS)
+		return this.enforcer.enforceAsync(policy, policy.defaultPlan(), "client", 1).toCompletableFuture().orTimeout(10, TimeUnit.SECONDS)
 			.join();
 	}
 
@@ -122,12 +122,12 @@ class RateLimitEnforcerLeaseTests {
 		Policy policy = new Policy(name, Algorithm.TOKEN_BUCKET, List.of(Limit.parse(limits)));
 		LeasedRateLimiter limiter = new LeasedRateLimiter(this.backend.create(policy),
 				new LeaseSettings(batch, false, Duration.ofHours(1)));
-		return new PolicyDefinition(policy, limiter, "ip", (request) -> null, List.of(), List.of(), Set.of(), 1,
+		return PolicyDefinition.of(policy, limiter, "ip", (request) -> null, List.of(), List.of(), Set.of(), 1,
 				FailureMode.CLOSED, false);
 	}
 
 	private static LeasedRateLimiter limiter(PolicyDefinition policy) {
-		return (LeasedRateLimiter) policy.limiter();
+		return (LeasedRateLimiter) policy.defaultPlan().limiter();
 	}
 
 }

@@ -94,7 +94,7 @@ class RateLimitEnforcerMemoryTests {
 	}
 
 	private static PolicyDefinition definition(RateLimiter limiter, FailureMode failureMode) {
-		return new PolicyDefinition(POLICY, limiter, "ip", RequestKeyResolvers.ip(), List.of(), List.of(), Set.of(), 1,
+		return PolicyDefinition.of(POLICY, limiter, "ip", RequestKeyResolvers.ip(), List.of(), List.of(), Set.of(), 1,
 				failureMode, false);
 	}
 

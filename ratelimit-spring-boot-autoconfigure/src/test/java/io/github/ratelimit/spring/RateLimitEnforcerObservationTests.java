@@ -138,7 +138,7 @@ class RateLimitEnforcerObservationTests {
 	}
 
 	private RateLimitOutcome enforce(PolicyDefinition policy) {
-		return this.enforcer.enforceAsync(policy, CLIENT, 1).toCompletableFuture().orTimeout(10, TimeUnit.SECONDS).join();
+		return this.enforcer.enforceAsync(policy, policy.defaultPlan(), CLIENT, 1).toCompletableFuture().orTimeout(10, TimeUnit.SECONDS).join();
 	}
 
 	private void assertOutcomes(String... outcomes) {
@@ -154,7 +154,7 @@ class RateLimitEnforcerObservationTests {
 
 	private PolicyDefinition policy(String name, FailureMode failureMode, boolean shadow) {
 		Policy policy = Policy.of(name, Algorithm.TOKEN_BUCKET, "1/1h");
-		return new PolicyDefinition(policy, this.backend.create(policy), "ip", (request) -> null, List.of(), List.of(),
+		return PolicyDefinition.of(policy, this.backend.create(policy), "ip", (request) -> null, List.of(), List.of(),
 				Set.of(), 1, failureMode, shadow);
 	}
 

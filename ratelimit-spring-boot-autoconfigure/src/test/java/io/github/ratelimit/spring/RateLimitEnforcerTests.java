@@ -91,7 +91,7 @@ class RateLimitEnforcerTests {
 	 */
 	private RateLimitOutcome enforce(PolicyDefinition policy, String key, long permits) {
 		// join, not get: a caller's interrupt (one test sets it) must not stop the wait
-		CompletableFuture<RateLimitOutcome> outcome = this.enforcer.enforceAsync(policy, key, permits)
+		CompletableFuture<RateLimitOutcome> outcome = this.enforcer.enforceAsync(policy, policy.defaultPlan(), key, permits)
 			.toCompletableFuture()
 			.orTimeout(10, TimeUnit.SECONDS);
 		try {
@@ -294,7 +294,7 @@ class RateLimitEnforcerTests {
 
 	private PolicyDefinition policy(String name, String limit, FailureMode failureMode) {
 		Policy policy = Policy.of(name, Algorithm.TOKEN_BUCKET, limit);
-		return new PolicyDefinition(policy, this.backend.create(policy), "ip", (request) -> null, List.of(), List.of(),
+		return PolicyDefinition.of(policy, this.backend.create(policy), "ip", (request) -> null, List.of(), List.of(),
 				Set.of(), 1, failureMode, false);
 	}
 

@@ -73,15 +73,15 @@ class RateLimitProblemsTests {
 
 	@Test
 	void refusalsOfAPlanShouldNameThePlanAndItsItems() {
-		PolicyDefinition pro = definition(ORDERS.policy().withPlan("pro", Algorithm.TOKEN_BUCKET,
+		PolicyDefinition pro = definition(ORDERS.defaultPlan().policy().withPlan("pro", Algorithm.TOKEN_BUCKET,
 				List.of(PER_MINUTE, PER_DAY)));
 		Decision refused = new Decision(false, PER_MINUTE, 0, Duration.ofSeconds(6), Duration.ofMinutes(1),
 				Duration.ofSeconds(6), true, List.of(PER_MINUTE));
-		assertThat(new RateLimitOutcome(pro, refused, RateLimitOutcome.Kind.DENIED, 1).refusal(INSTANCE)
+		assertThat(new RateLimitOutcome(pro, pro.defaultPlan(), refused, RateLimitOutcome.Kind.DENIED, 1).refusal(INSTANCE)
 			.getBody()
 			.getProperties()).containsExactly(entry("policy", "orders"), entry("plan", "pro"),
 					entry("violated-policies", List.of("orders-pro-1m")));
-		assertThat(new RateLimitOutcome(pro, refused, RateLimitOutcome.Kind.FAILED_CLOSED, 1).refusal(INSTANCE)
+		assertThat(new RateLimitOutcome(pro, pro.defaultPlan(), refused, RateLimitOutcome.Kind.FAILED_CLOSED, 1).refusal(INSTANCE)
 			.getBody()
 			.getProperties()).containsExactly(entry("policy", "orders"), entry("plan", "pro"),
 					entry("violated-policies", List.of("orders-pro-1m", "orders-pro-1d")));
@@ -113,18 +113,18 @@ class RateLimitProblemsTests {
 		PolicyDefinition quota = definition(new Policy("quota", Algorithm.GCRA, List.of(hourly)));
 		Decision refused = new Decision(false, hourly, 0, Duration.ofSeconds(1200), Duration.ofHours(1),
 				Duration.ofSeconds(1200), true, List.of(hourly));
-		ProblemDetail problem = new RateLimitOutcome(quota, refused, RateLimitOutcome.Kind.DENIED, 1).refusal(null)
+		ProblemDetail problem = new RateLimitOutcome(quota, quota.defaultPlan(), refused, RateLimitOutcome.Kind.DENIED, 1).refusal(null)
 			.getBody();
 		assertThat(problem.getProperties()).containsEntry("violated-policies", List.of("quota"));
 		assertThat(problem.getInstance()).isNull();
 	}
 
 	private static RateLimitOutcome outcome(Decision decision, RateLimitOutcome.Kind kind, long permits) {
-		return new RateLimitOutcome(ORDERS, decision, kind, permits);
+		return new RateLimitOutcome(ORDERS, ORDERS.defaultPlan(), decision, kind, permits);
 	}
 
 	private static PolicyDefinition definition(Policy policy) {
-		return new PolicyDefinition(policy, new InMemoryRateLimiterBackend().create(policy), "ip",
+		return PolicyDefinition.of(policy, new InMemoryRateLimiterBackend().create(policy), "ip",
 				RequestKeyResolvers.ip(), List.of(), List.of(), Set.of(), 1, FailureMode.CLOSED, false);
 	}
 

@@ -1,6 +1,7 @@
 package io.github.ratelimit.test;
 
 import io.github.ratelimit.spring.PolicyDefinition;
+import io.github.ratelimit.spring.PolicyPlan;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitOutcome;
 
@@ -13,16 +14,31 @@ public final class Decisions {
 	}
 
 	/**
-	 * Enforces a policy on one request and waits for the outcome.
+	 * Enforces a policy without plans (or the default plan of one with plans) on one request and waits for the
+	 * outcome.
 	 * @param enforcer the enforcer
-	 * @param policy the policy, or the client's plan of it
+	 * @param policy the policy
 	 * @param key the client's key
 	 * @param permits the request's cost
 	 * @return the outcome
 	 */
 	public static RateLimitOutcome enforce(RateLimitEnforcer enforcer, PolicyDefinition policy, String key,
 			long permits) {
-		return enforcer.enforceAsync(policy, key, permits).toCompletableFuture().join();
+		return enforce(enforcer, policy, policy.defaultPlan(), key, permits);
+	}
+
+	/**
+	 * Enforces a plan of a policy on one request and waits for the outcome.
+	 * @param enforcer the enforcer
+	 * @param policy the policy
+	 * @param plan the client's plan of it
+	 * @param key the client's key
+	 * @param permits the request's cost
+	 * @return the outcome
+	 */
+	public static RateLimitOutcome enforce(RateLimitEnforcer enforcer, PolicyDefinition policy, PolicyPlan plan,
+			String key, long permits) {
+		return enforcer.enforceAsync(policy, plan, key, permits).toCompletableFuture().join();
 	}
 
 }

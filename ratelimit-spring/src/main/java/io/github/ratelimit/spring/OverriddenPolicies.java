@@ -9,13 +9,13 @@ import io.github.ratelimit.core.override.ClientOverrides;
 import org.apache.commons.logging.LogFactory;
 
 /**
- * Applies operators' per-client overrides: a client with one is decided by a definition of the override's limits
+ * Applies operators' per-client overrides: a client with one is decided by a plan of the override's limits
  * (plan {@value #PLAN}, the algorithm and cost of the client's plan), whose state is its own. Asking costs a lookup
  * in this instance's copy of the overrides, never a backend call.
  */
 public final class OverriddenPolicies {
 
-	/** The plan name of a definition that decides a client with an override. */
+	/** The plan name of the plan that decides a client with an override. */
 	public static final String PLAN = "override";
 
 	private static final FirstWarning invalid = new FirstWarning(LogFactory.getLog(OverriddenPolicies.class));
@@ -24,10 +24,10 @@ public final class OverriddenPolicies {
 
 	private final RateLimiterBackend backend;
 
-	private final Cache<Policy, PolicyDefinition> definitions;
+	private final Cache<Policy, PolicyPlan> plans;
 
 	/**
-	 * The definition each override in this instance's copy was last applied with, by the override's identity (the
+	 * The plan each override in this instance's copy last made, by the override's identity (the
 	 * store keeps one instance per override until it changes), so a decision of a client with an override builds
 	 * nothing; entries go with the overrides the store drops.
 	 */
@@ -37,12 +37,12 @@ public final class OverriddenPolicies {
 	 * Creates the applier.
 	 * @param overrides the overrides
 	 * @param backend the backend of the overrides' limiters
-	 * @param maximum the most overrides' definitions kept (at least the most overrides)
+	 * @param maximum the most overrides' plans kept (at least the most overrides)
 	 */
 	public OverriddenPolicies(ClientOverrides overrides, RateLimiterBackend backend, long maximum) {
 		this.overrides = overrides;
 		this.backend = backend;
-		this.definitions = Caffeine.newBuilder().maximumSize(maximum).build();
+		this.plans = Caffeine.newBuilder().maximumSize(maximum).build();
 		this.applied = Caffeine.newBuilder().weakKeys().maximumSize(maximum).build();
 	}
 
@@ -55,50 +55,48 @@ public final class OverriddenPolicies {
 	}
 
 	/**
-	 * The definition that decides a client: the override's when it has one, else the one given.
-	 * @param policy the client's plan (or policy)
+	 * The plan that decides a client: its override, a plan of its own limits, when it has one, else the one given.
+	 * @param plan the client's plan
 	 * @param key the client's key
-	 * @return the definition to decide with
+	 * @return the plan to decide with
 	 */
-	public PolicyDefinition apply(PolicyDefinition policy, String key) {
-		ClientOverride override = this.overrides.find(policy.name(), key);
+	public PolicyPlan apply(PolicyPlan plan, String key) {
+		ClientOverride override = this.overrides.find(plan.name(), key);
 		if (override == null) {
-			return policy;
+			return plan;
 		}
 		Applied last = this.applied.getIfPresent(override);
-		if (last != null && last.plan() == policy) {
-			return last.definition();
+		if (last != null && last.plan() == plan) {
+			return last.overridden();
 		}
-		PolicyDefinition definition = definition(policy, override);
-		if (definition != policy) {
-			this.applied.put(override, new Applied(policy, definition));
+		PolicyPlan overridden = overridden(plan, override);
+		if (overridden != plan) {
+			this.applied.put(override, new Applied(plan, overridden));
 		}
-		return definition;
+		return overridden;
 	}
 
-	private PolicyDefinition definition(PolicyDefinition policy, ClientOverride override) {
+	private PolicyPlan overridden(PolicyPlan plan, ClientOverride override) {
 		Policy overridden;
 		try {
-			overridden = policy.policy().withPlan(PLAN, policy.policy().algorithm(), override.limits());
+			overridden = plan.policy().withPlan(PLAN, plan.policy().algorithm(), override.limits());
 		}
 		catch (IllegalArgumentException ex) {
-			invalid.log(policy.scope(), "The override of a client of rate limit policy '" + policy.name()
+			invalid.log(plan.scope(), "The override of a client of rate limit policy '" + plan.name()
 					+ "' does not suit its plan's algorithm and is not applied: " + ex.getMessage());
-			return policy;
+			return plan;
 		}
-		return this.definitions.get(overridden, (limits) -> new PolicyDefinition(limits, this.backend.create(limits),
-				policy.keyStrategy(), policy.keyResolver(), policy.paths(), policy.excludePaths(), policy.methods(),
-				policy.cost(), policy.failureMode(), policy.shadow()));
+		return this.plans.get(overridden, (limits) -> new PolicyPlan(limits, this.backend.create(limits), plan.cost()));
 	}
 
 	/**
-	 * The definition an override was applied with, and the plan it was applied to.
+	 * The plan an override was applied to, and the plan it made.
 	 */
-	private record Applied(PolicyDefinition plan, PolicyDefinition definition) {
+	private record Applied(PolicyPlan plan, PolicyPlan overridden) {
 	}
 
 	/**
-	 * The scope under which a policy's overridden clients are remembered (see {@link PolicyDefinition#scope()}).
+	 * The scope under which a policy's overridden clients are remembered (see {@link PolicyPlan#scope()}).
 	 * @param policy the policy's name
 	 * @return the scope
 	 */

@@ -1,60 +1,119 @@
 package io.github.ratelimit.spring;
 
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
-import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimiter;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.BeanFactory;
 
 /**
- * A policy as an application declares it: the limits and algorithm the limiter decides, plus which requests it
- * applies to, how their client is keyed, what each costs and what happens when the backend cannot answer.
- *
- * @param policy the policy decided by the limiter
- * @param limiter the policy's limiter
- * @param keyStrategy the key strategy as configured, such as {@code ip} or {@code header:X-Api-Key}
- * @param keyResolver the resolver of that strategy
- * @param paths the path patterns the filter applies the policy to; empty for annotation-only policies
- * @param excludePaths path patterns exempted from the policy
- * @param methods the HTTP methods the filter applies the policy to, {@code HEAD} included wherever {@code GET} is
- * (Spring MVC serves {@code HEAD} with the {@code GET} handler); empty for all
- * @param cost the permits each request costs
- * @param failureMode what to decide when the backend cannot answer
- * @param shadow whether the policy only records what it would refuse
- * @param plans the policy's plans, of which a client's is {@linkplain #planForAsync(String, RateLimitRequest) picked} before
- * it is decided; a definition that is one plan has none
+ * A policy as an application declares it: which requests it applies to, how their client is keyed, what happens when
+ * the backend cannot answer, and its plans, each what a decision runs on ({@link PolicyPlan}: limits and algorithm, a
+ * limiter, a cost). A policy without plans has one, its own limits; a policy with plans picks a client's
+ * ({@link #planForAsync}) before the client is decided.
  */
-public record PolicyDefinition(Policy policy, RateLimiter limiter, String keyStrategy, KeyResolver keyResolver,
-		List<String> paths, List<String> excludePaths, Set<String> methods, long cost,
-		FailureMode failureMode, boolean shadow, PolicyPlans plans) {
+public final class PolicyDefinition {
 
-	/** The plan a policy without plans is tagged with in metrics and observations. */
-	public static final String NO_PLAN_TAG = "none";
+	private final String name;
+
+	private final String keyStrategy;
+
+	private final KeyResolver keyResolver;
+
+	private final List<String> paths;
+
+	private final List<String> excludePaths;
+
+	private final Set<String> methods;
+
+	private final FailureMode failureMode;
+
+	private final boolean shadow;
+
+	private final PolicyPlans plans;
+
+	private PolicyDefinition(String name, String keyStrategy, KeyResolver keyResolver, List<String> paths,
+			List<String> excludePaths, Set<String> methods, FailureMode failureMode, boolean shadow,
+			PolicyPlans plans) {
+		this.name = name;
+		this.keyStrategy = keyStrategy;
+		this.keyResolver = keyResolver;
+		this.paths = List.copyOf(paths);
+		this.excludePaths = List.copyOf(excludePaths);
+		this.methods = Set.copyOf(methods);
+		this.failureMode = failureMode;
+		this.shadow = shadow;
+		this.plans = plans;
+	}
 
 	/**
-	 * Creates the definition of a policy without plans.
-	 * @param policy the policy decided by the limiter
+	 * A policy without plans: its own limits decide every client.
+	 * @param policy the limits and algorithm the limiter decides, under the policy's name
 	 * @param limiter the policy's limiter
-	 * @param keyStrategy the key strategy as configured
+	 * @param keyStrategy the key strategy as configured, such as {@code ip} or {@code header:X-Api-Key}
 	 * @param keyResolver the resolver of that strategy
-	 * @param paths the path patterns the filter applies the policy to
+	 * @param paths the path patterns the web filters apply the policy to; empty for annotation-only policies
 	 * @param excludePaths path patterns exempted from the policy
-	 * @param methods the HTTP methods the filter applies the policy to
+	 * @param methods the HTTP methods the web filters apply the policy to, {@code HEAD} included wherever {@code GET}
+	 * is (both stacks serve {@code HEAD} with the {@code GET} handler); empty for all
 	 * @param cost the permits each request costs
 	 * @param failureMode what to decide when the backend cannot answer
 	 * @param shadow whether the policy only records what it would refuse
+	 * @return the policy
 	 */
-	public PolicyDefinition(Policy policy, RateLimiter limiter, String keyStrategy, KeyResolver keyResolver,
-			List<String> paths, List<String> excludePaths, Set<String> methods, long cost,
-			FailureMode failureMode, boolean shadow) {
-		this(policy, limiter, keyStrategy, keyResolver, paths, excludePaths, methods, cost, failureMode, shadow,
-				PolicyPlans.none());
+	public static PolicyDefinition of(Policy policy, RateLimiter limiter, String keyStrategy, KeyResolver keyResolver,
+			List<String> paths, List<String> excludePaths, Set<String> methods, long cost, FailureMode failureMode,
+			boolean shadow) {
+		return new PolicyDefinition(policy.name(), keyStrategy, keyResolver, paths, excludePaths, methods,
+				failureMode, shadow, PolicyPlans.of(new PolicyPlan(policy, limiter, cost)));
+	}
+
+	/**
+	 * A policy with plans, of which a resolver picks each client's.
+	 * @param name the policy's name
+	 * @param keyStrategy the key strategy as configured, such as {@code ip} or {@code header:X-Api-Key}
+	 * @param keyResolver the resolver of that strategy
+	 * @param paths the path patterns the web filters apply the policy to; empty for annotation-only policies
+	 * @param excludePaths path patterns exempted from the policy
+	 * @param methods the HTTP methods the web filters apply the policy to; empty for all
+	 * @param failureMode what to decide when the backend cannot answer
+	 * @param shadow whether the policy only records what it would refuse
+	 * @param planStrategy the plan strategy as configured, such as {@code bean:orderPlans}
+	 * @param planResolver picks a client's plan: the strategy's resolver ({@link #planResolverOf})
+	 * @param plans every plan by name, each decided under this policy's name and its own plan name, in the order
+	 * they are listed in
+	 * @param defaultPlan the name of the plan of clients the resolver gives none
+	 * @return the policy
+	 * @throws IllegalArgumentException when the default plan is not one of them
+	 */
+	public static PolicyDefinition withPlans(String name, String keyStrategy, KeyResolver keyResolver,
+			List<String> paths, List<String> excludePaths, Set<String> methods, FailureMode failureMode,
+			boolean shadow, String planStrategy, PlanResolver planResolver, Map<String, PolicyPlan> plans,
+			String defaultPlan) {
+		return new PolicyDefinition(name, keyStrategy, keyResolver, paths, excludePaths, methods, failureMode, shadow,
+				PolicyPlans.of(planStrategy, planResolver, plans, defaultPlan));
+	}
+
+	/**
+	 * The resolver of a configured plan strategy: {@code bean:<PlanResolver bean>}, or {@code expr:<SpEL>} evaluated
+	 * like an {@code expr:} key strategy (over the request as root and {@code #request}, read-only, instance methods
+	 * allowed) with the client's key as {@code #key}; outside a web request the root and {@code #request} are
+	 * {@code null}. An expression that fails on a request gives the default plan (the first failure logged as a
+	 * warning).
+	 * @param strategy the strategy, such as {@code bean:orderPlans}
+	 * @param beanFactory where {@code bean:} resolvers are looked up
+	 * @return the resolver
+	 * @throws IllegalArgumentException when the strategy is unknown, an unparsable expression, or names no
+	 * {@link PlanResolver} bean
+	 */
+	public static PlanResolver planResolverOf(String strategy, BeanFactory beanFactory) {
+		return PlanResolvers.of(strategy, beanFactory);
 	}
 
 	/**
@@ -62,51 +121,106 @@ public record PolicyDefinition(Policy policy, RateLimiter limiter, String keyStr
 	 * @return the name
 	 */
 	public String name() {
-		return this.policy.name();
+		return this.name;
 	}
 
 	/**
-	 * The plan this definition decides, or {@code null} for a policy without plans (or the policy itself, before a
-	 * client's plan is picked, which then decides as its default plan).
-	 * @return the plan's name
+	 * The key strategy as configured.
+	 * @return the strategy, such as {@code ip} or {@code header:X-Api-Key}
 	 */
-	public @Nullable String plan() {
-		return this.policy.plan();
+	public String keyStrategy() {
+		return this.keyStrategy;
 	}
 
 	/**
-	 * The plan this definition decides as metrics and observations tag it: its name, or {@value #NO_PLAN_TAG} for
-	 * a policy without plans.
-	 * @return the tag's value
+	 * The resolver of the key strategy.
+	 * @return the resolver
 	 */
-	public String planTag() {
-		String plan = plan();
-		return (plan != null) ? plan : NO_PLAN_TAG;
+	public KeyResolver keyResolver() {
+		return this.keyResolver;
 	}
 
 	/**
-	 * What this definition's state and refusals are remembered under in this instance (the deny cache, the local
-	 * fallback): the policy's name, and its plan after a '{', which no policy name holds.
-	 * @return the scope
+	 * The path patterns the web filters apply the policy to.
+	 * @return the patterns; empty for annotation-only policies
 	 */
-	public String scope() {
-		String plan = plan();
-		return (plan != null) ? name() + "{" + plan : name();
+	public List<String> paths() {
+		return this.paths;
 	}
 
 	/**
-	 * The definition that decides a client: its plan's when the policy has plans (from
-	 * {@link PlanResolver#resolvePlanAsync(String, RateLimitRequest)}; its default plan when the resolver fails), else
-	 * this one.
+	 * The path patterns exempted from the policy.
+	 * @return the patterns
+	 */
+	public List<String> excludePaths() {
+		return this.excludePaths;
+	}
+
+	/**
+	 * The HTTP methods the web filters apply the policy to.
+	 * @return the methods; empty for all
+	 */
+	public Set<String> methods() {
+		return this.methods;
+	}
+
+	/**
+	 * What to decide when the backend cannot answer.
+	 * @return the failure mode
+	 */
+	public FailureMode failureMode() {
+		return this.failureMode;
+	}
+
+	/**
+	 * Whether the policy only records what it would refuse.
+	 * @return whether it is in shadow mode
+	 */
+	public boolean shadow() {
+		return this.shadow;
+	}
+
+	/**
+	 * Whether clients are decided by plans that a resolver picks.
+	 * @return whether the policy has plans
+	 */
+	public boolean hasPlans() {
+		return !this.plans.isSingle();
+	}
+
+	/**
+	 * The plan strategy as configured.
+	 * @return the strategy, such as {@code bean:orderPlans}; empty without plans
+	 */
+	public String planStrategy() {
+		return this.plans.strategy();
+	}
+
+	/**
+	 * Every plan: for a policy without plans, its own limits.
+	 * @return the plans, in the order they were listed in
+	 */
+	public Collection<PolicyPlan> plans() {
+		return this.plans.all();
+	}
+
+	/**
+	 * The plan of clients the resolver names none for: for a policy without plans, its own limits.
+	 * @return the plan
+	 */
+	public PolicyPlan defaultPlan() {
+		return this.plans.defaultPlan();
+	}
+
+	/**
+	 * The plan that decides a client: the one {@link PlanResolver#resolvePlanAsync(String, RateLimitRequest)} names
+	 * (the default plan when it names none, one the policy lacks, or fails); for a policy without plans, its own.
 	 * @param key the client's key
 	 * @param request the request, or {@code null} when a {@code @RateLimited} method is called outside one
-	 * @return the client's plan, or this definition, when known
+	 * @return the client's plan, when known
 	 */
-	public CompletionStage<PolicyDefinition> planForAsync(String key, @Nullable RateLimitRequest request) {
-		if (this.plans.isEmpty()) {
-			return CompletableFuture.completedFuture(this);
-		}
-		return this.plans.planOfAsync(name(), key, request).thenApply((plan) -> (plan != null) ? plan : this);
+	public CompletionStage<PolicyPlan> planForAsync(String key, @Nullable RateLimitRequest request) {
+		return this.plans.planOfAsync(this.name, key, request);
 	}
 
 	/**
@@ -121,21 +235,17 @@ public record PolicyDefinition(Policy policy, RateLimiter limiter, String keyStr
 	}
 
 	/**
-	 * The names by which responses refer to the policy's limits: the items of {@code RateLimit-Policy} and
-	 * {@code RateLimit}, and the {@code violated-policies} of a problem body; unique within the policy.
-	 * @return each limit's item name, in the policy's order of limits
-	 */
-	public Map<Limit, String> itemNames() {
-		return PolicyItems.of(this.policy).byLimit();
-	}
-
-	/**
 	 * When the web filters apply this policy: after authentication when its key resolver or plan resolver
 	 * {@linkplain KeyResolver#requiresAuthentication() requires it}, else before.
 	 * @return whether the policy is applied after authentication
 	 */
 	boolean afterAuthentication() {
 		return this.keyResolver.requiresAuthentication() || this.plans.requiresAuthentication();
+	}
+
+	@Override
+	public String toString() {
+		return "PolicyDefinition[" + this.name + ", key " + this.keyStrategy + ", plans " + plans() + "]";
 	}
 
 }

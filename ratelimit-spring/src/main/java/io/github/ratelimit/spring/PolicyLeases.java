@@ -72,8 +72,7 @@ public class PolicyLeases implements SmartLifecycle, AutoCloseable {
 	public void retainOnly(Collection<PolicyDefinition> policies) {
 		Set<RateLimiter> inUse = Collections.newSetFromMap(new IdentityHashMap<>());
 		for (PolicyDefinition policy : policies) {
-			inUse.add(policy.limiter());
-			policy.plans().all().forEach((plan) -> inUse.add(plan.limiter()));
+			policy.plans().forEach((plan) -> inUse.add(plan.limiter()));
 		}
 		this.byPolicy.values().forEach((lease) -> lease.retainOnly(inUse));
 	}

@@ -115,11 +115,11 @@ public final class RateLimitChain {
 		/**
 		 * The permits the request takes under the client's plan: the plan's configured {@code cost}, or the
 		 * annotation's {@code cost} evaluated for the call.
-		 * @param plan the client's plan of the policy, or the policy
+		 * @param plan the client's plan of the policy (its own limits, for a policy without plans)
 		 * @param request the request, or {@code null} outside one
 		 * @return the permits, at least 1
 		 */
-		long permits(PolicyDefinition plan, @Nullable RateLimitRequest request);
+		long permits(PolicyPlan plan, @Nullable RateLimitRequest request);
 
 		/**
 		 * The step of a web filter's policy: the key from the policy's key strategy, the cost of the client's plan.
@@ -160,7 +160,7 @@ public final class RateLimitChain {
 		}
 
 		@Override
-		public long permits(PolicyDefinition plan, @Nullable RateLimitRequest request) {
+		public long permits(PolicyPlan plan, @Nullable RateLimitRequest request) {
 			return plan.cost();
 		}
 
@@ -206,7 +206,7 @@ public final class RateLimitChain {
 					return;
 				}
 				then(() -> step.policy().planForAsync(key, this.request),
-						(plan) -> then(() -> RateLimitChain.this.enforcer.enforceAsync(plan, key,
+						(plan) -> then(() -> RateLimitChain.this.enforcer.enforceAsync(step.policy(), plan, key,
 								step.permits(plan, this.request), this.parent),
 								(outcome) -> decided(index, shown, step, key, outcome)));
 			});

@@ -133,7 +133,7 @@ public class RateLimitEnforcer {
 	/**
 	 * Applies operators' per-client overrides from now on: a client with one is decided by its override's limits, and
 	 * a change of its override forgets this instance's remembered refusals of it.
-	 * @param overrides the overrides and the definitions that apply them
+	 * @param overrides the overrides and the plans that apply them
 	 */
 	public void applyOverrides(OverriddenPolicies overrides) {
 		this.overrides = overrides;
@@ -161,21 +161,24 @@ public class RateLimitEnforcer {
 	 * exceptionally, unless with an {@link Error} other than a {@link LinkageError}. Where the backend
 	 * {@linkplain RateLimiterBackend#blocking() blocks}, this method blocks too: a reactive caller moves it off its
 	 * event loop first ({@link #blocking()}).
-	 * @param requested the policy, or the client's plan of it
+	 * @param policy the policy
+	 * @param requested the client's plan of it ({@link PolicyDefinition#planForAsync}), which the client's override,
+	 * if any, replaces
 	 * @param key the client's key
 	 * @param permits the request's cost
 	 * @return the outcome, when known
 	 */
-	public CompletionStage<RateLimitOutcome> enforceAsync(PolicyDefinition requested, String key, long permits) {
+	public CompletionStage<RateLimitOutcome> enforceAsync(PolicyDefinition policy, PolicyPlan requested, String key,
+			long permits) {
 		if (this.observations.isNoop()) {
-			return decideAsync(requested, key, permits);
+			return decideAsync(policy, requested, key, permits);
 		}
-		RateLimitObservationContext context = new RateLimitObservationContext(requested.name(), requested.planTag(),
+		RateLimitObservationContext context = new RateLimitObservationContext(policy.name(), requested.planTag(),
 				this.backend.name());
 		Observation observation = observation(context).start();
 		CompletionStage<RateLimitOutcome> outcome;
 		try (Observation.Scope scope = observation.openScope()) {
-			outcome = decideAsync(requested, key, permits);
+			outcome = decideAsync(policy, requested, key, permits);
 		}
 		catch (RuntimeException | Error ex) {
 			observation.error(ex);
@@ -187,30 +190,32 @@ public class RateLimitEnforcer {
 				observation.error(error);
 			}
 			else {
-				context.setOutcome(decided.kind().tag(), decided.policy().planTag());
+				context.setOutcome(decided.kind().tag(), decided.plan().planTag());
 			}
 			observation.stop();
 		});
 	}
 
 	/**
-	 * Enforces a policy without waiting, as {@link #enforceAsync(PolicyDefinition, String, long)}, with its
+	 * Enforces a policy without waiting, as {@link #enforceAsync(PolicyDefinition, PolicyPlan, String, long)}, with its
 	 * decision observed as a child of the given observation: for a decision made on another thread than the one its
 	 * parent is in scope on (a later policy of a call, decided once the previous one answered).
-	 * @param requested the policy, or the client's plan of it
+	 * @param policy the policy
+	 * @param requested the client's plan of it ({@link PolicyDefinition#planForAsync}), which the client's override,
+	 * if any, replaces
 	 * @param key the client's key
 	 * @param permits the permits the request consumes
 	 * @param parent the observation to observe the decision under, as {@link #currentObservation()} gave it, or
 	 * {@code null} for the one in scope
 	 * @return the outcome, when known
 	 */
-	public CompletionStage<RateLimitOutcome> enforceAsync(PolicyDefinition requested, String key, long permits,
-			@Nullable Observation parent) {
+	public CompletionStage<RateLimitOutcome> enforceAsync(PolicyDefinition policy, PolicyPlan requested, String key,
+			long permits, @Nullable Observation parent) {
 		if (parent == null || this.observations.getCurrentObservation() == parent) {
-			return enforceAsync(requested, key, permits);
+			return enforceAsync(policy, requested, key, permits);
 		}
 		try (Observation.Scope scope = parent.openScope()) {
-			return enforceAsync(requested, key, permits);
+			return enforceAsync(policy, requested, key, permits);
 		}
 	}
 
@@ -227,20 +232,21 @@ public class RateLimitEnforcer {
 				() -> context, this.observations);
 	}
 
-	private CompletionStage<RateLimitOutcome> decideAsync(PolicyDefinition requested, String key, long permits) {
-		PolicyDefinition policy = overridden(requested, key);
-		RateLimitOutcome early = beforeCall(policy, key, permits);
+	private CompletionStage<RateLimitOutcome> decideAsync(PolicyDefinition policy, PolicyPlan requested, String key,
+			long permits) {
+		PolicyPlan plan = overridden(requested, key);
+		RateLimitOutcome early = beforeCall(policy, plan, key, permits);
 		if (early != null) {
 			return CompletableFuture.completedFuture(early);
 		}
-		Call call = new Call(policy, key, permits, this.breaker.tryCall());
+		Call call = new Call(policy, plan, key, permits, this.breaker.tryCall());
 		if (call.ticket == CircuitBreaker.NOT_PERMITTED) {
 			return CompletableFuture.completedFuture(
-					record(fail(policy, key, permits, this.breaker.lastError(), true), -1));
+					record(fail(policy, plan, key, permits, this.breaker.lastError(), true), -1));
 		}
 		CompletionStage<Decision> decision;
 		try {
-			decision = policy.limiter().tryAcquireAsync(key, permits);
+			decision = plan.limiter().tryAcquireAsync(key, permits);
 		}
 		catch (RuntimeException | LinkageError ex) {
 			return CompletableFuture.completedFuture(call.failed(ex));
@@ -261,28 +267,29 @@ public class RateLimitEnforcer {
 		return this.backend.blocking();
 	}
 
-	private PolicyDefinition overridden(PolicyDefinition policy, String key) {
+	private PolicyPlan overridden(PolicyPlan plan, String key) {
 		OverriddenPolicies applied = this.overrides;
-		return (applied != null) ? applied.apply(policy, key) : policy;
+		return (applied != null) ? applied.apply(plan, key) : plan;
 	}
 
 	/**
 	 * The outcome of a request decided without a backend call (from a lease in hand, or a refusal remembered by the
 	 * deny cache), or {@code null} when the backend must be asked.
 	 */
-	private @Nullable RateLimitOutcome beforeCall(PolicyDefinition policy, String key, long permits) {
+	private @Nullable RateLimitOutcome beforeCall(PolicyDefinition policy, PolicyPlan plan, String key,
+			long permits) {
 		if (permits < 1) {
 			throw new IllegalArgumentException("Permits must be at least 1, was " + permits);
 		}
-		Decision local = policy.limiter().tryFromLease(key, permits);
+		Decision local = plan.limiter().tryFromLease(key, permits);
 		if (local != null) {
-			return record(new RateLimitOutcome(policy, local, RateLimitOutcome.Kind.ALLOWED, permits), -1);
+			return record(new RateLimitOutcome(policy, plan, local, RateLimitOutcome.Kind.ALLOWED, permits), -1);
 		}
-		Decision cached = (this.denyCache != null) ? this.denyCache.find(policy.scope(), key, permits) : null;
-		if (cached == null || !namesOnlyLimitsOf(policy, cached)) {
+		Decision cached = (this.denyCache != null) ? this.denyCache.find(plan.scope(), key, permits) : null;
+		if (cached == null || !namesOnlyLimitsOf(plan, cached)) {
 			return null;
 		}
-		return record(new RateLimitOutcome(policy, cached, deniedKind(policy), permits), -1);
+		return record(new RateLimitOutcome(policy, plan, cached, deniedKind(policy), permits), -1);
 	}
 
 	/**
@@ -290,8 +297,8 @@ public class RateLimitEnforcer {
 	 * policy's answer: a request that read the policies just before the refresh swapped them is decided by the old
 	 * limits, and its refusal is remembered if its call started after the refresh cleared the deny cache.
 	 */
-	private static boolean namesOnlyLimitsOf(PolicyDefinition policy, Decision refusal) {
-		List<Limit> limits = policy.policy().limits();
+	private static boolean namesOnlyLimitsOf(PolicyPlan plan, Decision refusal) {
+		List<Limit> limits = plan.policy().limits();
 		return limits.contains(refusal.limit()) && limits.containsAll(refusal.violated());
 	}
 
@@ -303,6 +310,8 @@ public class RateLimitEnforcer {
 
 		private final PolicyDefinition policy;
 
+		private final PolicyPlan plan;
+
 		private final String key;
 
 		private final long permits;
@@ -313,8 +322,9 @@ public class RateLimitEnforcer {
 
 		private final long denyCacheStart;
 
-		Call(PolicyDefinition policy, String key, long permits, long ticket) {
+		Call(PolicyDefinition policy, PolicyPlan plan, String key, long permits, long ticket) {
 			this.policy = policy;
+			this.plan = plan;
 			this.key = key;
 			this.permits = permits;
 			this.ticket = ticket;
@@ -341,21 +351,21 @@ public class RateLimitEnforcer {
 			long backendNanos = System.nanoTime() - this.start;
 			RateLimitEnforcer.this.breaker.onSuccess(this.ticket);
 			if (decision.allowed()) {
-				return record(new RateLimitOutcome(this.policy, decision, RateLimitOutcome.Kind.ALLOWED, this.permits),
-						backendNanos);
+				return record(new RateLimitOutcome(this.policy, this.plan, decision, RateLimitOutcome.Kind.ALLOWED,
+						this.permits), backendNanos);
 			}
 			if (RateLimitEnforcer.this.denyCache != null) {
-				RateLimitEnforcer.this.denyCache.remember(this.policy.scope(), this.key, this.permits, decision,
+				RateLimitEnforcer.this.denyCache.remember(this.plan.scope(), this.key, this.permits, decision,
 						this.denyCacheStart);
 			}
-			return record(new RateLimitOutcome(this.policy, decision, deniedKind(this.policy), this.permits),
+			return record(new RateLimitOutcome(this.policy, this.plan, decision, deniedKind(this.policy), this.permits),
 					backendNanos);
 		}
 
 		RateLimitOutcome failed(Throwable error) {
 			long backendNanos = System.nanoTime() - this.start;
 			boolean backendFailed = report(this.policy, this.ticket, error);
-			return record(fail(this.policy, this.key, this.permits, error, backendFailed), backendNanos);
+			return record(fail(this.policy, this.plan, this.key, this.permits, error, backendFailed), backendNanos);
 		}
 
 	}
@@ -412,14 +422,12 @@ public class RateLimitEnforcer {
 	 * @param key the client's key
 	 */
 	public void reset(PolicyDefinition policy, String key) {
-		List<PolicyDefinition> scopes = new ArrayList<>();
-		scopes.add(policy);
-		scopes.addAll(policy.plans().all());
-		PolicyDefinition overridden = definitionFor(policy, key, null).toCompletableFuture().join();
+		List<PolicyPlan> scopes = new ArrayList<>(policy.plans());
+		PolicyPlan overridden = planFor(policy, key, null).toCompletableFuture().join();
 		if (!scopes.contains(overridden)) {
 			scopes.add(overridden);
 		}
-		for (PolicyDefinition scope : scopes) {
+		for (PolicyPlan scope : scopes) {
 			scope.limiter().reset(key);
 			if (this.denyCache != null) {
 				this.denyCache.forget(scope.scope(), key);
@@ -428,13 +436,13 @@ public class RateLimitEnforcer {
 	}
 
 	/**
-	 * The definition that decides a client now: its plan's, or its override's.
+	 * The plan that decides a client now: its plan, or its override.
 	 * @param policy the policy
 	 * @param key the client's key
 	 * @param request the request, or {@code null} to ask the plan resolver without one
-	 * @return the definition, when known (the plan resolver never fails it: its default plan applies)
+	 * @return the plan, when known (the plan resolver never fails it: its default plan applies)
 	 */
-	public CompletionStage<PolicyDefinition> definitionFor(PolicyDefinition policy, String key,
+	public CompletionStage<PolicyPlan> planFor(PolicyDefinition policy, String key,
 			@Nullable RateLimitRequest request) {
 		return policy.planForAsync(key, request).thenApply((plan) -> overridden(plan, key));
 	}
@@ -491,25 +499,25 @@ public class RateLimitEnforcer {
 	 * The outcome the policy's failure mode gives a request its limiter could not decide.
 	 * @param backendFailed whether the backend failed (or the breaker is open), so that a warning is due
 	 */
-	private RateLimitOutcome fail(PolicyDefinition policy, String key, long permits, @Nullable Throwable error,
-			boolean backendFailed) {
+	private RateLimitOutcome fail(PolicyDefinition policy, PolicyPlan plan, String key, long permits,
+			@Nullable Throwable error, boolean backendFailed) {
 		return switch (policy.failureMode()) {
 			case OPEN -> {
 				warn(backendFailed, policy, "letting requests through (failure-mode open)", error);
-				Limit limit = policy.policy().limits().get(0);
-				yield new RateLimitOutcome(policy,
+				Limit limit = plan.policy().limits().get(0);
+				yield new RateLimitOutcome(policy, plan,
 						new Decision(true, limit, limit.capacity(), Duration.ZERO, Duration.ZERO, Duration.ZERO, true,
 								List.of()),
 						RateLimitOutcome.Kind.FAILED_OPEN, permits);
 			}
 			case CLOSED -> {
 				warn(backendFailed, policy, "refusing requests with 503 (failure-mode closed)", error);
-				yield refusal(policy, permits);
+				yield refusal(policy, plan, permits);
 			}
 			case LOCAL -> {
 				warn(backendFailed, policy, "deciding with this instance's limiter, limits divided by " + this.fallbackInstances
 						+ " (failure-mode local)", error);
-				yield local(policy, key, permits);
+				yield local(policy, plan, key, permits);
 			}
 		};
 	}
@@ -518,28 +526,28 @@ public class RateLimitEnforcer {
 	 * The local limiter's outcome, or, when it fails on this request too (a bug in its inputs, which neither limiter
 	 * can decide), a 503 refusal: a request that breaks limiting is not let through unlimited.
 	 */
-	private RateLimitOutcome local(PolicyDefinition policy, String key, long permits) {
+	private RateLimitOutcome local(PolicyDefinition policy, PolicyPlan plan, String key, long permits) {
 		try {
-			return new RateLimitOutcome(policy, fallback(policy).tryAcquire(key, permits), RateLimitOutcome.Kind.FALLBACK,
-					permits);
+			return new RateLimitOutcome(policy, plan, fallback(plan).tryAcquire(key, permits),
+					RateLimitOutcome.Kind.FALLBACK, permits);
 		}
 		catch (RuntimeException ex) {
 			this.bugs.error(policy.name() + ":local:" + ex.getClass().getName(), "The local limiter of rate limit policy '"
 					+ policy.name() + "' failed on a request too; refusing it with 503: " + ex, ex);
-			return refusal(policy, permits);
+			return refusal(policy, plan, permits);
 		}
 	}
 
-	private RateLimitOutcome refusal(PolicyDefinition policy, long permits) {
-		Limit limit = policy.policy().limits().get(0);
-		return new RateLimitOutcome(policy,
+	private RateLimitOutcome refusal(PolicyDefinition policy, PolicyPlan plan, long permits) {
+		Limit limit = plan.policy().limits().get(0);
+		return new RateLimitOutcome(policy, plan,
 				new Decision(false, limit, 0, this.breaker.retryAfter(), Duration.ZERO, this.breaker.retryAfter(), true,
-						policy.policy().limits()),
+						plan.policy().limits()),
 				RateLimitOutcome.Kind.FAILED_CLOSED, permits);
 	}
 
-	private RateLimiter fallback(PolicyDefinition policy) {
-		return this.fallbacks.computeIfAbsent(policy.policy(),
+	private RateLimiter fallback(PolicyPlan plan) {
+		return this.fallbacks.computeIfAbsent(plan.policy(),
 				(shared) -> this.fallbackBackend.create(shared.dividedBy(this.fallbackInstances)));
 	}
 

@@ -11,12 +11,14 @@ import org.springframework.web.ErrorResponseException;
  * What enforcing a policy on one request came to.
  *
  * @param policy the policy enforced
+ * @param plan the plan that decided: the client's plan of the policy (its own limits, for a policy without plans), or
+ * its override
  * @param decision the decision: the limiter's, the local fallback's, or (when the backend failed open or closed) a
  * stand-in whose counts mean nothing
  * @param kind how the request was decided
  * @param permits the permits the request asked for (its cost)
  */
-public record RateLimitOutcome(PolicyDefinition policy, Decision decision, Kind kind, long permits) {
+public record RateLimitOutcome(PolicyDefinition policy, PolicyPlan plan, Decision decision, Kind kind, long permits) {
 
 	/**
 	 * Whether the request must be refused. Shadow policies never refuse.

@@ -49,39 +49,39 @@ final class RateLimitProblems {
 	 * @return the 429 problem
 	 */
 	static ProblemDetail quotaExceeded(RateLimitOutcome outcome, @Nullable URI instance) {
-		PolicyDefinition policy = outcome.policy();
 		Decision decision = outcome.decision();
 		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.TOO_MANY_REQUESTS,
 				quotaExceededDetail(outcome));
 		problem.setType(QUOTA_EXCEEDED_TYPE);
 		problem.setTitle("Too Many Requests");
 		problem.setInstance(instance);
-		setPolicy(problem, policy);
-		problem.setProperty(VIOLATED_POLICIES, PolicyItems.of(policy.policy()).namesOf(decision.violated()));
+		setPolicy(problem, outcome.plan());
+		problem.setProperty(VIOLATED_POLICIES, PolicyItems.of(outcome.plan().policy()).namesOf(decision.violated()));
 		return problem;
 	}
 
 	/**
 	 * The problem body of a request refused because a fail-closed policy could not reach its backend.
-	 * @param policy the policy
+	 * @param outcome the refusal
 	 * @param instance the request's URI, or {@code null} outside a request
 	 * @return the 503 problem
 	 */
-	static ProblemDetail unavailable(PolicyDefinition policy, @Nullable URI instance) {
+	static ProblemDetail unavailable(RateLimitOutcome outcome, @Nullable URI instance) {
+		PolicyPlan plan = outcome.plan();
 		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, "Rate limit policy '"
-				+ policy.name() + "' cannot be checked right now and refuses requests until it can.");
+				+ plan.name() + "' cannot be checked right now and refuses requests until it can.");
 		problem.setType(TEMPORARY_REDUCED_CAPACITY_TYPE);
 		problem.setTitle("Service Unavailable");
 		problem.setInstance(instance);
-		setPolicy(problem, policy);
-		problem.setProperty(VIOLATED_POLICIES, PolicyItems.of(policy.policy()).names());
+		setPolicy(problem, plan);
+		problem.setProperty(VIOLATED_POLICIES, PolicyItems.of(plan.policy()).names());
 		return problem;
 	}
 
-	private static void setPolicy(ProblemDetail problem, PolicyDefinition policy) {
-		problem.setProperty(POLICY, policy.name());
-		if (policy.plan() != null) {
-			problem.setProperty(PLAN, policy.plan());
+	private static void setPolicy(ProblemDetail problem, PolicyPlan plan) {
+		problem.setProperty(POLICY, plan.name());
+		if (plan.plan() != null) {
+			problem.setProperty(PLAN, plan.plan());
 		}
 	}
 

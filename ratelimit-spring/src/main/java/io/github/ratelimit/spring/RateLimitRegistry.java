@@ -170,11 +170,12 @@ public class RateLimitRegistry {
 		Policy policy = new Policy(name, (algorithm != null) ? algorithm : this.defaultAlgorithm,
 				limits.stream().map(Limit::parse).toList());
 		PolicyDefinition declaredPolicy = this.declared.computeIfAbsent(name,
-				(key) -> new PolicyDefinition(policy, this.backend.create(policy), "ip", this.defaultKeyResolver,
+				(key) -> PolicyDefinition.of(policy, this.backend.create(policy), "ip", this.defaultKeyResolver,
 						List.of(), List.of(), Set.of(), 1, this.defaultFailureMode, false));
-		if (!declaredPolicy.policy().equals(policy)) {
+		Policy declared = declaredPolicy.defaultPlan().policy();
+		if (!declared.equals(policy)) {
 			throw new IllegalStateException("Rate limit policy '" + name + "' is declared by @RateLimited both as "
-					+ describe(declaredPolicy.policy()) + " and as " + describe(policy)
+					+ describe(declared) + " and as " + describe(policy)
 					+ "; give one of them another name, or configure ratelimit.policies." + name);
 		}
 		return declaredPolicy;

@@ -25,7 +25,7 @@ public class RateLimiterUnavailableException extends ErrorResponseException {
 	 * @param instance the request's URI, or {@code null} outside a request
 	 */
 	public RateLimiterUnavailableException(RateLimitOutcome outcome, @Nullable URI instance) {
-		super(HttpStatus.SERVICE_UNAVAILABLE, RateLimitProblems.unavailable(outcome.policy(), instance), null);
+		super(HttpStatus.SERVICE_UNAVAILABLE, RateLimitProblems.unavailable(outcome, instance), null);
 		this.policy = outcome.policy();
 		RateLimitProblems.retryAfter(outcome.decision(), getHeaders());
 	}

@@ -24,7 +24,7 @@ class RotatingApiKeyTests {
 	void shippedOrdersIpPolicyLimitsOrdersPerClientIpAboveTheProPlan() {
 		try (RunningSample sample = RunningSample.start("ratelimit.key-prefix=" + KEY_PREFIX)) {
 			PolicyDefinition ordersIp = sample.bean(RateLimitRegistry.class).find("orders-ip").orElseThrow();
-			assertThat(ordersIp.policy().limits()).containsExactly(Limit.parse("120/1m"));
+			assertThat(ordersIp.defaultPlan().policy().limits()).containsExactly(Limit.parse("120/1m"));
 			assertThat(ordersIp.keyStrategy()).isEqualTo("ip");
 			assertThat(ordersIp.paths()).containsExactly("/api/orders");
 		}

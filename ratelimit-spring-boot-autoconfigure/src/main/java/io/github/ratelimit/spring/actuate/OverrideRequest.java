@@ -8,6 +8,7 @@ import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.spring.OverriddenPolicies;
 import io.github.ratelimit.spring.PolicyDefinition;
+import io.github.ratelimit.spring.PolicyPlan;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.convert.DurationStyle;
@@ -47,17 +48,13 @@ record OverrideRequest(List<Limit> limits, @Nullable Duration expiresIn) {
 						+ "\"1000/1m\": " + ex.getMessage(), ex);
 			}
 		}
-		List<PolicyDefinition> decided = new ArrayList<>(policy.plans().all());
-		if (decided.isEmpty()) {
-			decided.add(policy);
-		}
-		for (PolicyDefinition plan : decided) {
+		for (PolicyPlan plan : policy.plans()) {
 			check(plan, limits);
 		}
 		return limits;
 	}
 
-	private static void check(PolicyDefinition plan, List<Limit> limits) {
+	private static void check(PolicyPlan plan, List<Limit> limits) {
 		String of = (plan.plan() != null) ? "plan '" + plan.plan() + "' of policy '" + plan.name() + "'"
 				: "policy '" + plan.name() + "'";
 		Policy overridden;

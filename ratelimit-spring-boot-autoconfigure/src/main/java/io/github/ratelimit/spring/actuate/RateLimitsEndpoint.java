@@ -21,6 +21,7 @@ import io.github.ratelimit.spring.FailureMode;
 import io.github.ratelimit.spring.IpKeys;
 import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.PolicyLeases;
+import io.github.ratelimit.spring.PolicyPlan;
 import io.github.ratelimit.spring.PolicyUse;
 import io.github.ratelimit.spring.RateLimitCounters;
 import io.github.ratelimit.spring.RateLimitEnforcer;
@@ -335,30 +336,33 @@ public class RateLimitsEndpoint {
 		RateLimitCounters.Counts counts = this.counters.of(policy.name());
 		List<PolicyUse> uses = this.registry.uses(policy.name());
 		boolean ownSettings = this.registry.isConfigured(policy.name()) || uses.isEmpty();
-		return new PolicyReport(policy.policy().algorithm().id(), limits(policy),
+		PolicyPlan own = policy.defaultPlan();
+		return new PolicyReport(own.policy().algorithm().id(), limits(own),
 				ownSettings ? policy.keyStrategy() : distinct(uses, PolicyUse::key), policy.paths(),
 				policy.excludePaths(), List.copyOf(policy.methods()),
-				ownSettings ? Long.toString(policy.cost()) : distinct(uses, PolicyUse::cost),
+				ownSettings ? Long.toString(own.cost()) : distinct(uses, PolicyUse::cost),
 				lowerCase(policy.failureMode()), policy.shadow(), uses, counts.allowed(), counts.denied(),
 				counts.failed(), plans(policy), defaultPlan(policy), this.overrides.list(policy.name()).size(),
-				LeaseReport.of(policy, this.leases.find(policy.name())));
+				LeaseReport.of(own, this.leases.find(policy.name())));
 	}
 
 	private static Map<String, PlanReport> plans(PolicyDefinition policy) {
 		Map<String, PlanReport> plans = new LinkedHashMap<>();
-		policy.plans().all().stream().sorted(Comparator.comparing(PolicyDefinition::scope))
+		if (!policy.hasPlans()) {
+			return plans;
+		}
+		policy.plans().stream().sorted(Comparator.comparing(PolicyPlan::scope))
 			.forEach((plan) -> plans.put(plan.plan(), new PlanReport(plan.policy().algorithm().id(),
 					limits(plan), plan.cost())));
 		return plans;
 	}
 
 	private static @Nullable String defaultPlan(PolicyDefinition policy) {
-		PolicyDefinition plan = policy.plans().defaultPlan();
-		return (plan != null) ? plan.plan() : null;
+		return policy.hasPlans() ? policy.defaultPlan().plan() : null;
 	}
 
-	private static List<String> limits(PolicyDefinition policy) {
-		return policy.policy().limits().stream().map(Limit::toString).toList();
+	private static List<String> limits(PolicyPlan plan) {
+		return plan.policy().limits().stream().map(Limit::toString).toList();
 	}
 
 	/** What the annotations of a policy they declare say, each different value once. */
@@ -368,7 +372,7 @@ public class RateLimitsEndpoint {
 
 	/** The state of a client as it is decided now: under its plan, or its override. */
 	private ClientState state(PolicyDefinition policy, String key) {
-		PolicyDefinition decided = this.enforcer.definitionFor(policy, key, null).toCompletableFuture().join();
+		PolicyPlan decided = this.enforcer.planFor(policy, key, null).toCompletableFuture().join();
 		Decision decision = decided.limiter().peek(key);
 		ClientOverride override = this.overrides.find(policy.name(), key);
 		String plan = (override != null) ? policy.planForAsync(key, null).toCompletableFuture().join().plan()
@@ -438,8 +442,8 @@ public class RateLimitsEndpoint {
 	public record LeaseReport(long batch, boolean adaptive, String maxAge, long renewals, long permitsLeased,
 			long permitsReturned, long permitsExpired, long leaseHits, long leasesHeld, long permitsHeld) {
 
-		static @Nullable LeaseReport of(PolicyDefinition policy, @Nullable LeaseStats stats) {
-			if (!(policy.limiter() instanceof LeasedRateLimiter leased)) {
+		static @Nullable LeaseReport of(PolicyPlan plan, @Nullable LeaseStats stats) {
+			if (!(plan.limiter() instanceof LeasedRateLimiter leased)) {
 				return null;
 			}
 			LeaseSettings settings = leased.settings();

@@ -103,8 +103,8 @@ class FilterPoliciesTests {
 	@Test
 	void eachRequestCostsItsPlansCost() {
 		RateLimitChain.Step step = this.policies.stepsFor("GET", path("/exports")).get(0);
-		assertThat(step.permits(this.exports, null)).isEqualTo(2);
-		assertThat(step.permits(this.orders, null)).as("the plan's cost, not the policy's").isEqualTo(1);
+		assertThat(step.permits(this.exports.defaultPlan(), null)).isEqualTo(2);
+		assertThat(step.permits(this.orders.defaultPlan(), null)).as("the plan's cost, not the policy's").isEqualTo(1);
 	}
 
 	@Test
@@ -131,7 +131,7 @@ class FilterPoliciesTests {
 	private PolicyDefinition policy(String name, List<String> paths, List<String> excludePaths, Set<String> methods,
 			long cost) {
 		Policy policy = Policy.of(name, Algorithm.TOKEN_BUCKET, "5/1h");
-		return new PolicyDefinition(policy, this.backend.create(policy), "ip", RequestKeyResolvers.ip(), paths,
+		return PolicyDefinition.of(policy, this.backend.create(policy), "ip", RequestKeyResolvers.ip(), paths,
 				excludePaths, methods, cost, FailureMode.OPEN, false);
 	}
 

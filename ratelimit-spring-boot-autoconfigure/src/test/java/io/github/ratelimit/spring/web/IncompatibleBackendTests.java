@@ -113,7 +113,7 @@ class IncompatibleBackendTests {
 	@Test
 	void theAsynchronousPathGivesTheSameFailureModes(CapturedOutput output) {
 		assertThat(List.of(this.open, this.closed, this.local, this.local, this.local))
-			.extracting((policy) -> this.enforcer.enforceAsync(policy, "client", 1).toCompletableFuture().join().kind())
+			.extracting((policy) -> this.enforcer.enforceAsync(policy, policy.defaultPlan(), "client", 1).toCompletableFuture().join().kind())
 			.containsExactly(RateLimitOutcome.Kind.FAILED_OPEN, RateLimitOutcome.Kind.FAILED_CLOSED,
 					RateLimitOutcome.Kind.FALLBACK, RateLimitOutcome.Kind.FALLBACK, RateLimitOutcome.Kind.FALLBACK);
 		assertThat(output.getOut().split(CANNOT_DECIDE, -1)).hasSize(2);
@@ -131,7 +131,7 @@ class IncompatibleBackendTests {
 
 	private PolicyDefinition policy(String name, FailureMode failureMode) {
 		Policy policy = Policy.of(name, Algorithm.TOKEN_BUCKET, "2/1h");
-		return new PolicyDefinition(policy, this.backend.create(policy), "global", (request) -> "client",
+		return PolicyDefinition.of(policy, this.backend.create(policy), "global", (request) -> "client",
 				List.of("/" + name), List.of(), Set.of(), 1, failureMode,
 				false);
 	}

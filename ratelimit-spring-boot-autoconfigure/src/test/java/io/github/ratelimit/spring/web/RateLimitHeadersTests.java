@@ -12,6 +12,7 @@ import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
 import io.github.ratelimit.spring.FailureMode;
 import io.github.ratelimit.spring.PolicyDefinition;
+import io.github.ratelimit.spring.PolicyPlan;
 import io.github.ratelimit.spring.RateLimitOutcome;
 import io.github.ratelimit.spring.RequestKeyResolvers;
 import org.junit.jupiter.api.Test;
@@ -35,7 +36,7 @@ class RateLimitHeadersTests {
 
 	@Test
 	void bothShouldWriteIetfAndLegacyHeaders() {
-		HttpHeaders headers = new RateLimitHeaders(HeaderStyle.BOTH).of(policy("hello"), this.decision);
+		HttpHeaders headers = new RateLimitHeaders(HeaderStyle.BOTH).of(policy("hello").defaultPlan(), this.decision);
 		assertThat(headers.toSingleValueMap()).containsOnly(
 				entry("RateLimit-Policy", "\"hello-10s\";q=5;w=10, \"hello-1h\";q=100;w=3600"),
 				entry("RateLimit", "\"hello-10s\";r=3;t=2"), entry("X-RateLimit-Limit", "5"),
@@ -46,7 +47,7 @@ class RateLimitHeadersTests {
 	void rateLimitShouldNameTheItemOfTheLimitThatBinds() {
 		Decision hourly = new Decision(false, HUNDRED_PER_HOUR, 0, Duration.ofSeconds(36), Duration.ofHours(1),
 				Duration.ofSeconds(36), true, List.of(HUNDRED_PER_HOUR));
-		HttpHeaders headers = new RateLimitHeaders(HeaderStyle.IETF).of(policy("hello"), hourly);
+		HttpHeaders headers = new RateLimitHeaders(HeaderStyle.IETF).of(policy("hello").defaultPlan(), hourly);
 		assertThat(headers.getFirst("RateLimit")).isEqualTo("\"hello-1h\";r=0;t=36");
 	}
 
@@ -65,7 +66,7 @@ class RateLimitHeadersTests {
 				List.of(Limit.parse("10/1m"), Limit.parse("20/1m"), Limit.parse("1000/1d"), Limit.parse("10/1m"))));
 		Decision decision = new Decision(true, Limit.parse("20/1m"), 19, Duration.ZERO, Duration.ofSeconds(3),
 				Duration.ofSeconds(3), true, List.of());
-		HttpHeaders headers = new RateLimitHeaders(HeaderStyle.IETF).of(twice, decision);
+		HttpHeaders headers = new RateLimitHeaders(HeaderStyle.IETF).of(twice.defaultPlan(), decision);
 		assertThat(headers.getFirst("RateLimit-Policy"))
 			.isEqualTo("\"burst-10/1m\";q=10;w=60, \"burst-20/1m\";q=20;w=60, \"burst-1d\";q=1000;w=86400");
 		assertThat(headers.getFirst("RateLimit")).isEqualTo("\"burst-20/1m\";r=19;t=3");
@@ -73,48 +74,55 @@ class RateLimitHeadersTests {
 
 	@Test
 	void outcomeOfTheSharedLimitsShouldBeShown() {
+		PolicyDefinition hello = policy("hello");
 		HttpHeaders headers = new HttpHeaders();
 		new RateLimitHeaders(HeaderStyle.BOTH).write(
-				new RateLimitOutcome(policy("hello"), this.decision, RateLimitOutcome.Kind.ALLOWED, 1), headers::set);
+				new RateLimitOutcome(hello, hello.defaultPlan(), this.decision, RateLimitOutcome.Kind.ALLOWED, 1),
+				headers::set);
 		assertThat(headers.headerNames()).containsExactlyInAnyOrder("RateLimit-Policy", "RateLimit",
 				"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset");
 	}
 
 	@Test
 	void outcomeOfTheLocalFallbackShouldShowNoHeaders() {
+		PolicyDefinition hello = policy("hello");
 		HttpHeaders headers = new HttpHeaders();
 		new RateLimitHeaders(HeaderStyle.BOTH).write(
-				new RateLimitOutcome(policy("hello"), this.decision, RateLimitOutcome.Kind.FALLBACK, 1), headers::set);
+				new RateLimitOutcome(hello, hello.defaultPlan(), this.decision, RateLimitOutcome.Kind.FALLBACK, 1),
+				headers::set);
 		assertThat(headers.isEmpty()).isTrue();
 	}
 
 	@Test
 	void outcomeOfAShadowPolicyShouldShowNoHeaders() {
 		PolicyDefinition hello = policy("hello");
-		PolicyDefinition shadow = new PolicyDefinition(hello.policy(), hello.limiter(), "ip", RequestKeyResolvers.ip(),
+		PolicyDefinition shadow = PolicyDefinition.of(hello.defaultPlan().policy(), hello.defaultPlan().limiter(), "ip",
+				RequestKeyResolvers.ip(),
 				List.of(), List.of(), Set.of(), 1, FailureMode.OPEN, true);
 		HttpHeaders headers = new HttpHeaders();
 		new RateLimitHeaders(HeaderStyle.BOTH).write(
-				new RateLimitOutcome(shadow, this.decision, RateLimitOutcome.Kind.ALLOWED, 1), headers::set);
+				new RateLimitOutcome(shadow, shadow.defaultPlan(), this.decision, RateLimitOutcome.Kind.ALLOWED, 1),
+				headers::set);
 		assertThat(headers.isEmpty()).isTrue();
 	}
 
 	@Test
 	void ietfShouldWriteOnlyIetfHeaders() {
-		HttpHeaders headers = new RateLimitHeaders(HeaderStyle.IETF).of(policy("hello"), this.decision);
+		HttpHeaders headers = new RateLimitHeaders(HeaderStyle.IETF).of(policy("hello").defaultPlan(), this.decision);
 		assertThat(headers.headerNames()).containsExactlyInAnyOrder("RateLimit-Policy", "RateLimit");
 	}
 
 	@Test
 	void legacyShouldWriteOnlyLegacyHeaders() {
-		HttpHeaders headers = new RateLimitHeaders(HeaderStyle.LEGACY).of(policy("hello"), this.decision);
+		HttpHeaders headers = new RateLimitHeaders(HeaderStyle.LEGACY).of(policy("hello").defaultPlan(), this.decision);
 		assertThat(headers.headerNames()).containsExactlyInAnyOrder("X-RateLimit-Limit", "X-RateLimit-Remaining",
 				"X-RateLimit-Reset");
 	}
 
 	@Test
 	void noneShouldWriteNoHeaders() {
-		assertThat(new RateLimitHeaders(HeaderStyle.NONE).of(policy("hello"), this.decision).isEmpty()).isTrue();
+		assertThat(new RateLimitHeaders(HeaderStyle.NONE).of(policy("hello").defaultPlan(), this.decision).isEmpty())
+			.isTrue();
 	}
 
 	@Test
@@ -130,7 +138,7 @@ class RateLimitHeadersTests {
 		PolicyDefinition fast = definition(new Policy("fast", Algorithm.TOKEN_BUCKET, List.of(tenPerHalfASecond)));
 		Decision decision = new Decision(true, tenPerHalfASecond, 9, Duration.ZERO, Duration.ofMillis(50),
 				Duration.ofMillis(50), true, List.of());
-		HttpHeaders headers = new RateLimitHeaders(HeaderStyle.IETF).of(fast, decision);
+		HttpHeaders headers = new RateLimitHeaders(HeaderStyle.IETF).of(fast.defaultPlan(), decision);
 		assertThat(headers.getFirst("RateLimit-Policy")).isEqualTo("\"fast\";q=10;w=1");
 	}
 
@@ -138,12 +146,13 @@ class RateLimitHeadersTests {
 	void writeShouldSetTheHeadersOnTheResponse() {
 		MockHttpServletResponse response = new MockHttpServletResponse();
 		response.setHeader("X-RateLimit-Remaining", "99");
-		new RateLimitHeaders(HeaderStyle.LEGACY).write(policy("hello"), this.decision, response::setHeader);
+		new RateLimitHeaders(HeaderStyle.LEGACY).write(policy("hello").defaultPlan(), this.decision,
+				response::setHeader);
 		assertThat(response.getHeaders("X-RateLimit-Remaining")).containsExactly("3");
 	}
 
-	private static PolicyDefinition onlyFivePerTenSeconds(String name) {
-		return definition(new Policy(name, Algorithm.TOKEN_BUCKET, List.of(FIVE_PER_TEN_SECONDS)));
+	private static PolicyPlan onlyFivePerTenSeconds(String name) {
+		return definition(new Policy(name, Algorithm.TOKEN_BUCKET, List.of(FIVE_PER_TEN_SECONDS))).defaultPlan();
 	}
 
 	private static PolicyDefinition policy(String name) {
@@ -151,7 +160,7 @@ class RateLimitHeadersTests {
 	}
 
 	private static PolicyDefinition definition(Policy policy) {
-		return new PolicyDefinition(policy, new InMemoryRateLimiterBackend().create(policy), "ip",
+		return PolicyDefinition.of(policy, new InMemoryRateLimiterBackend().create(policy), "ip",
 				RequestKeyResolvers.ip(), List.of(), List.of(), Set.of(), 1, FailureMode.OPEN, false);
 	}
 

@@ -184,7 +184,7 @@ class RateLimitPlansChainTests {
 
 	private Map<String, String> headers(RateLimitOutcome outcome) {
 		Map<String, String> headers = new LinkedHashMap<>();
-		this.headers.write(outcome.policy(), outcome.decision(), headers::put);
+		this.headers.write(outcome.plan(), outcome.decision(), headers::put);
 		return headers;
 	}
 

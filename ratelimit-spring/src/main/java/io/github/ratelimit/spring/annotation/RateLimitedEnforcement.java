@@ -14,6 +14,7 @@ import io.github.ratelimit.spring.CurrentRequest;
 import io.github.ratelimit.spring.FirstWarning;
 import io.github.ratelimit.spring.IpKeys;
 import io.github.ratelimit.spring.PolicyDefinition;
+import io.github.ratelimit.spring.PolicyPlan;
 import io.github.ratelimit.spring.RateLimitChain;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitOutcome;
@@ -147,7 +148,7 @@ final class RateLimitedEnforcement {
 		}
 
 		@Override
-		public long permits(PolicyDefinition plan, @Nullable RateLimitRequest request) {
+		public long permits(PolicyPlan plan, @Nullable RateLimitRequest request) {
 			return RateLimitedEnforcement.this.permits(this.limit, plan, this.args, request);
 		}
 
@@ -188,7 +189,7 @@ final class RateLimitedEnforcement {
 	/**
 	 * The permits a call costs: the annotation's cost, else the cost of the client's plan (or of the policy).
 	 */
-	private long permits(AnnotatedPolicy limit, PolicyDefinition plan, @Nullable Object[] args,
+	private long permits(AnnotatedPolicy limit, PolicyPlan plan, @Nullable Object[] args,
 			@Nullable RateLimitRequest request) {
 		Expression expression = limit.cost();
 		return (expression != null) ? cost(limit, expression, args, request) : plan.cost();

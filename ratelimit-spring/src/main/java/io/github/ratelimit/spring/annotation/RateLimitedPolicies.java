@@ -117,7 +117,7 @@ public class RateLimitedPolicies {
 		this.declarations.add(declaration);
 		this.registry.recordUse(policy.name(), new PolicyUse(declaration.methodName(),
 				declaration.key().isBlank() ? policy.keyStrategy() : declaration.key(),
-				declaration.cost().isBlank() ? Long.toString(policy.cost()) : declaration.cost()));
+				declaration.cost().isBlank() ? Long.toString(policy.defaultPlan().cost()) : declaration.cost()));
 		return bound;
 	}
 
@@ -148,7 +148,7 @@ public class RateLimitedPolicies {
 		catch (NumberFormatException ex) {
 			permits = cost.startsWith("-") ? Long.MIN_VALUE : Long.MAX_VALUE;
 		}
-		long capacity = bound.policy().policy().smallestCapacity();
+		long capacity = bound.policy().defaultPlan().policy().smallestCapacity();
 		if (permits < 1 || permits > capacity) {
 			throw new InvalidRateLimitedException(bound.declaration().methodName(),
 					"the cost " + cost + " is outside 1.." + capacity + " (the policy's smallest capacity), so every "

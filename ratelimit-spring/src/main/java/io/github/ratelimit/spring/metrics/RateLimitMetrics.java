@@ -5,6 +5,7 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
 
 import io.github.ratelimit.spring.PolicyDefinition;
+import io.github.ratelimit.spring.PolicyPlan;
 import io.github.ratelimit.spring.PolicyLeases;
 import io.github.ratelimit.spring.RateLimitOutcome;
 import io.github.ratelimit.spring.RateLimitRecorder;
@@ -79,10 +80,10 @@ public class RateLimitMetrics implements RateLimitRecorder {
 
 	@Override
 	public void record(RateLimitOutcome outcome, long backendNanos) {
-		PolicyDefinition definition = outcome.policy();
-		String policy = definition.name();
-		this.counters.computeIfAbsent(definition.scope(), (name) -> new ConcurrentHashMap<>())
-			.computeIfAbsent(outcome.kind(), (kind) -> counter(policy, definition.planTag(), kind))
+		PolicyPlan plan = outcome.plan();
+		String policy = plan.name();
+		this.counters.computeIfAbsent(plan.scope(), (name) -> new ConcurrentHashMap<>())
+			.computeIfAbsent(outcome.kind(), (kind) -> counter(policy, plan.planTag(), kind))
 			.increment();
 		if (backendNanos >= 0) {
 			this.timers.computeIfAbsent(policy, this::timer).record(backendNanos, TimeUnit.NANOSECONDS);

@@ -9,7 +9,7 @@ import java.util.function.BiConsumer;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.Policy;
-import io.github.ratelimit.spring.PolicyDefinition;
+import io.github.ratelimit.spring.PolicyPlan;
 import io.github.ratelimit.spring.RateLimitOutcome;
 
 import org.springframework.http.HttpHeaders;
@@ -17,7 +17,7 @@ import org.springframework.http.HttpHeaders;
 /**
  * Turns one decision into the configured rate limit headers: the only place they are built, for every web stack,
  * the filter and {@code @RateLimited} alike. {@code RateLimit-Policy} lists one item per limit, named by
- * {@link PolicyDefinition#itemNames()}; {@code RateLimit} names the limit that binds, with {@code t} the seconds until it has more
+ * {@link PolicyPlan#itemNames()}; {@code RateLimit} names the limit that binds, with {@code t} the seconds until it has more
  * permits (draft-10's "additional quota"). What is constant per policy is built once.
  */
 public class RateLimitHeaders {
@@ -54,13 +54,13 @@ public class RateLimitHeaders {
 
 	/**
 	 * The headers of a decision.
-	 * @param policy the policy decided
+	 * @param plan the plan decided
 	 * @param decision the decision
 	 * @return the headers, empty for {@link HeaderStyle#NONE}
 	 */
-	public HttpHeaders of(PolicyDefinition policy, Decision decision) {
+	public HttpHeaders of(PolicyPlan plan, Decision decision) {
 		HttpHeaders headers = new HttpHeaders();
-		write(policy, decision, headers::set);
+		write(plan, decision, headers::set);
 		return headers;
 	}
 
@@ -73,7 +73,7 @@ public class RateLimitHeaders {
 	 */
 	public void write(RateLimitOutcome outcome, BiConsumer<String, String> header) {
 		if (outcome.shown()) {
-			write(outcome.policy(), outcome.decision(), header);
+			write(outcome.plan(), outcome.decision(), header);
 		}
 	}
 
@@ -82,14 +82,14 @@ public class RateLimitHeaders {
 	 * {@code setHeader}. A request that can never succeed (a cost above a capacity) was refused without reading the
 	 * client's state, so it gets only what describes the policy ({@code RateLimit-Policy}, {@code X-RateLimit-Limit}),
 	 * never a remaining count or a wait it does not know.
-	 * @param policy the policy decided
+	 * @param plan the plan decided
 	 * @param decision the decision
 	 * @param header called with each header's name and value
 	 */
-	public void write(PolicyDefinition policy, Decision decision, BiConsumer<String, String> header) {
+	public void write(PolicyPlan plan, Decision decision, BiConsumer<String, String> header) {
 		if (this.ietf) {
-			PolicyValues values = this.values.computeIfAbsent(policy.policy(),
-					(limits) -> PolicyValues.of(policy.itemNames()));
+			PolicyValues values = this.values.computeIfAbsent(plan.policy(),
+					(limits) -> PolicyValues.of(plan.itemNames()));
 			header.accept(RATELIMIT_POLICY, values.policy());
 			if (decision.satisfiable()) {
 				header.accept(RATELIMIT, values.item(decision.limit()) + ";r=" + decision.remaining() + ";t="
