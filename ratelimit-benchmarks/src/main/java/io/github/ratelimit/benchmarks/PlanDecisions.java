@@ -20,7 +20,6 @@ import io.github.ratelimit.core.resilience.DenyCache;
 import io.github.ratelimit.redis.RedisClientOverrides;
 import io.github.ratelimit.redis.RedisRateLimiterBackend;
 import io.github.ratelimit.spring.FailureMode;
-import io.github.ratelimit.spring.OverriddenPolicies;
 import io.github.ratelimit.spring.PlanResolver;
 import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.PolicyPlan;
@@ -76,11 +75,11 @@ final class PlanDecisions {
 			RedisClientOverrides overrides = overrides(ours, overridden.name(), clients);
 			RateLimitEnforcer enforcer = new RateLimitEnforcer(List.of(), backend, new CircuitBreaker(),
 					new DenyCache(DenyCache.DEFAULT_MAXIMUM_CLIENTS, DenyCache.DEFAULT_MAX_AGE), 1);
-			enforcer.applyOverrides(new OverriddenPolicies(overrides, backend, clients.length));
+			enforcer.applyOverrides(overrides, clients.length);
 			PolicyDefinition planned = withPlans(backend, clients);
 			decidedUnder(enforcer, planned, clients[0], "pro");
 			decidedUnder(enforcer, planned, clients[1], "free");
-			decidedUnder(enforcer, overridden, clients[0], OverriddenPolicies.PLAN);
+			decidedUnder(enforcer, overridden, clients[0], PolicyPlan.OVERRIDE);
 			Map<Path, Contender> paths = new EnumMap<>(Path.class);
 			paths.put(Path.PLAIN, new Enforced(enforcer, plain(backend, "plain", FREE), clients));
 			paths.put(Path.PLANS, new Enforced(enforcer, planned, clients));

@@ -20,7 +20,6 @@ import io.github.ratelimit.core.lease.LeaseSettings;
 import io.github.ratelimit.spring.FailureMode;
 import io.github.ratelimit.spring.IpKeys;
 import io.github.ratelimit.spring.KeyResolver;
-import io.github.ratelimit.spring.OverriddenPolicies;
 import io.github.ratelimit.spring.PlanResolver;
 import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.PolicyLeases;
@@ -141,10 +140,10 @@ final class ConfiguredPolicies {
 		Map<String, PolicyPlan> plans = new LinkedHashMap<>();
 		settings.getPlans().forEach((plan, planSettings) -> {
 			String planPrefix = prefix + "plans." + plan + ".";
-			if (!Policy.isPlanName(plan) || OverriddenPolicies.PLAN.equals(plan)) {
+			if (!Policy.isPlanName(plan) || PolicyPlan.OVERRIDE.equals(plan)) {
 				throw new InvalidRateLimitConfigurationException(prefix + "plans." + plan,
 						"'" + plan + "' is not a plan name", "name plans with letters, digits, '-' and '_' only, "
-								+ "other than '" + OverriddenPolicies.PLAN + "' (the plan of clients with an override)",
+								+ "other than '" + PolicyPlan.OVERRIDE + "' (the plan of clients with an override)",
 						null);
 			}
 			Long planCost = planSettings.getCost();

@@ -10,7 +10,6 @@ import io.github.ratelimit.core.override.InMemoryClientOverrides;
 import io.github.ratelimit.core.resilience.CircuitBreaker;
 import io.github.ratelimit.core.resilience.DenyCache;
 import io.github.ratelimit.spring.IpKeys;
-import io.github.ratelimit.spring.OverriddenPolicies;
 import io.github.ratelimit.spring.PolicyLeases;
 import io.github.ratelimit.spring.RateLimitCounters;
 import io.github.ratelimit.spring.RateLimitEnforcer;
@@ -101,7 +100,7 @@ public final class RateLimitAutoConfiguration {
 				circuitBreaker(properties),
 				properties.getDenyCache().isEnabled() ? new DenyCache(denyCacheClients, DenyCache.DEFAULT_MAX_AGE) : null,
 				instances, inMemoryBackend(properties, "fallback"));
-		enforcer.applyOverrides(new OverriddenPolicies(overrides, backend, maximumOverrides(properties)));
+		enforcer.applyOverrides(overrides, maximumOverrides(properties));
 		if (properties.getObservations().isEnabled()) {
 			enforcer.observeWith(observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP),
 					observationConvention.getIfUnique());
@@ -136,7 +135,7 @@ public final class RateLimitAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitHeaders rateLimitHeaders(RateLimitProperties properties) {
-		return new RateLimitHeaders(properties.getHeaders());
+		return new RateLimitHeaders(properties.getHeaders().ietf(), properties.getHeaders().legacy());
 	}
 
 	@Bean

@@ -8,7 +8,6 @@ import java.util.Map;
 
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.spring.FailureMode;
-import io.github.ratelimit.spring.web.HeaderStyle;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -834,6 +833,59 @@ public class RateLimitProperties {
 		@Override
 		public String toString() {
 			return (this.text != null) ? this.text : this.capacity + "/" + this.period;
+		}
+
+	}
+
+	/**
+	 * Which rate limit headers limited responses carry: the type of {@code ratelimit.headers}.
+	 */
+	public enum HeaderStyle {
+
+		/**
+		 * {@code RateLimit-Policy} and {@code RateLimit}, the structured fields of
+		 * draft-ietf-httpapi-ratelimit-headers-10.
+		 */
+		IETF(true, false),
+
+		/**
+		 * {@code X-RateLimit-Limit}, {@code X-RateLimit-Remaining} and {@code X-RateLimit-Reset}.
+		 */
+		LEGACY(false, true),
+
+		/**
+		 * Both sets.
+		 */
+		BOTH(true, true),
+
+		/**
+		 * No rate limit headers ({@code Retry-After} is still sent with refusals).
+		 */
+		NONE(false, false);
+
+		private final boolean ietf;
+
+		private final boolean legacy;
+
+		HeaderStyle(boolean ietf, boolean legacy) {
+			this.ietf = ietf;
+			this.legacy = legacy;
+		}
+
+		/**
+		 * Whether responses carry the draft's structured fields.
+		 * @return whether they do
+		 */
+		public boolean ietf() {
+			return this.ietf;
+		}
+
+		/**
+		 * Whether responses carry the {@code X-RateLimit-*} headers.
+		 * @return whether they do
+		 */
+		public boolean legacy() {
+			return this.legacy;
 		}
 
 	}

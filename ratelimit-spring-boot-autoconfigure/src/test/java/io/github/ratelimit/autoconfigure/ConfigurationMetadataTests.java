@@ -18,7 +18,7 @@ import java.util.stream.Stream;
 
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.spring.FailureMode;
-import io.github.ratelimit.spring.web.HeaderStyle;
+import io.github.ratelimit.autoconfigure.RateLimitProperties.HeaderStyle;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

@@ -15,7 +15,6 @@ import io.github.ratelimit.spring.FailureMode;
 import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitRegistry;
-import io.github.ratelimit.spring.web.HeaderStyle;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
 import io.github.ratelimit.spring.RequestKeyResolvers;
 import io.github.ratelimit.test.TestRedisProperties;
@@ -216,7 +215,7 @@ class RateLimitAutoConfigurationTests {
 	@Test
 	void userDefinedHeadersShouldReplaceOurs() {
 		this.contextRunner.withPropertyValues("ratelimit.backend=in-memory")
-			.withBean("userHeaders", RateLimitHeaders.class, () -> new RateLimitHeaders(HeaderStyle.NONE))
+			.withBean("userHeaders", RateLimitHeaders.class, () -> new RateLimitHeaders(false, false))
 			.run((context) -> assertThat(context).hasSingleBean(RateLimitHeaders.class).hasBean("userHeaders"));
 	}
 

@@ -7,7 +7,7 @@ import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.spring.FailureMode;
 import io.github.ratelimit.spring.RateLimitRegistry;
-import io.github.ratelimit.spring.web.HeaderStyle;
+import io.github.ratelimit.autoconfigure.RateLimitProperties.HeaderStyle;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;

@@ -5,7 +5,6 @@ import java.util.EnumSet;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.spring.annotation.RateLimitedAdvisor;
-import io.github.ratelimit.spring.web.HeaderStyle;
 import io.github.ratelimit.spring.web.RateLimitExceptionHandler;
 import io.github.ratelimit.spring.web.servlet.RateLimitFilter;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
@@ -127,7 +126,7 @@ class RateLimitServletAutoConfigurationTests {
 	void userDefinedExceptionHandlerShouldReplaceOurs() {
 		this.contextRunner
 			.withBean("userHandler", RateLimitExceptionHandler.class,
-					() -> new RateLimitExceptionHandler(new RateLimitHeaders(HeaderStyle.NONE)))
+					() -> new RateLimitExceptionHandler(new RateLimitHeaders(false, false)))
 			.run((context) -> assertThat(context).hasSingleBean(RateLimitExceptionHandler.class)
 				.hasBean("userHandler"));
 	}

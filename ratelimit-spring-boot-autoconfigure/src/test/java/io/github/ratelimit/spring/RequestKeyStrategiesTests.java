@@ -118,6 +118,23 @@ class RequestKeyStrategiesTests {
 			.isEqualTo("~~ip:203.0.113.7");
 	}
 
+	@Test
+	void aKeyTheCallerComputesFallsBackAsAStrategyThatFindsNothing(CapturedOutput output) {
+		assertThat(RequestKeyResolvers.keyOf("a key", () -> "acme", from("203.0.113.7"), IpKeys.DEFAULT))
+			.isEqualTo("acme");
+		assertThat(RequestKeyResolvers.keyOf("a key", () -> null, from("203.0.113.7"), IpKeys.DEFAULT))
+			.isEqualTo("ip:203.0.113.7");
+		assertThat(RequestKeyResolvers.keyOf("a key", () -> "ip:203.0.113.7", from("198.51.100.9"), IpKeys.DEFAULT))
+			.isEqualTo("~ip:203.0.113.7");
+		assertThat(RequestKeyResolvers.keyOf("a key", () -> "", null, IpKeys.DEFAULT))
+			.isEqualTo(RequestKeyResolvers.GLOBAL_KEY);
+		String failing = "@RateLimited key '#strategies.missing' on StrategiesTests.call";
+		assertThat(RequestKeyResolvers.keyOf(failing, () -> {
+			throw new IllegalStateException("no customer");
+		}, null, IpKeys.DEFAULT)).isEqualTo(RequestKeyResolvers.GLOBAL_KEY);
+		assertThat(output).contains(failing + " failed, counting the call under the global key: no customer");
+	}
+
 	private KeyResolver resolver(String strategy) {
 		return RequestKeyResolvers.of(strategy, this.beanFactory, IpKeys.DEFAULT);
 	}

@@ -9,7 +9,7 @@ import org.apache.commons.logging.Log;
  * Logs a failure that can repeat on every request (a key expression failing on some input) as a warning (or an
  * error) the first time per source, and at debug level after that, so a client cannot flood the log.
  */
-public final class FirstWarning {
+final class FirstWarning {
 
 	private final Log logger;
 
@@ -19,7 +19,7 @@ public final class FirstWarning {
 	 * Creates a logger of first warnings.
 	 * @param logger where messages go
 	 */
-	public FirstWarning(Log logger) {
+	FirstWarning(Log logger) {
 		this.logger = logger;
 	}
 
@@ -28,7 +28,7 @@ public final class FirstWarning {
 	 * @param source what failed, such as a key strategy or an annotated method
 	 * @param message the message
 	 */
-	public void log(Object source, String message) {
+	void log(Object source, String message) {
 		if (this.warned.add(source)) {
 			this.logger.warn(message + " (logged once; further failures at debug level)");
 		}
@@ -44,7 +44,7 @@ public final class FirstWarning {
 	 * @param message the message
 	 * @param error the error
 	 */
-	public void error(Object source, String message, Throwable error) {
+	void error(Object source, String message, Throwable error) {
 		if (this.warned.add(source)) {
 			this.logger.error(message + " (logged once; further failures at debug level)", error);
 		}

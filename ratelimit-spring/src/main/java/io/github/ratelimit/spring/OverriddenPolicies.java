@@ -13,10 +13,10 @@ import org.apache.commons.logging.LogFactory;
  * (plan {@value #PLAN}, the algorithm and cost of the client's plan), whose state is its own. Asking costs a lookup
  * in this instance's copy of the overrides, never a backend call.
  */
-public final class OverriddenPolicies {
+final class OverriddenPolicies {
 
 	/** The plan name of the plan that decides a client with an override. */
-	public static final String PLAN = "override";
+	static final String PLAN = PolicyPlan.OVERRIDE;
 
 	private static final FirstWarning invalid = new FirstWarning(LogFactory.getLog(OverriddenPolicies.class));
 
@@ -39,7 +39,7 @@ public final class OverriddenPolicies {
 	 * @param backend the backend of the overrides' limiters
 	 * @param maximum the most overrides' plans kept (at least the most overrides)
 	 */
-	public OverriddenPolicies(ClientOverrides overrides, RateLimiterBackend backend, long maximum) {
+	OverriddenPolicies(ClientOverrides overrides, RateLimiterBackend backend, long maximum) {
 		this.overrides = overrides;
 		this.backend = backend;
 		this.plans = Caffeine.newBuilder().maximumSize(maximum).build();
@@ -50,7 +50,7 @@ public final class OverriddenPolicies {
 	 * The overrides applied.
 	 * @return the overrides
 	 */
-	public ClientOverrides overrides() {
+	ClientOverrides overrides() {
 		return this.overrides;
 	}
 
@@ -60,7 +60,7 @@ public final class OverriddenPolicies {
 	 * @param key the client's key
 	 * @return the plan to decide with
 	 */
-	public PolicyPlan apply(PolicyPlan plan, String key) {
+	PolicyPlan apply(PolicyPlan plan, String key) {
 		ClientOverride override = this.overrides.find(plan.name(), key);
 		if (override == null) {
 			return plan;
@@ -100,7 +100,7 @@ public final class OverriddenPolicies {
 	 * @param policy the policy's name
 	 * @return the scope
 	 */
-	public static String scope(String policy) {
+	static String scope(String policy) {
 		return policy + "{" + PLAN;
 	}
 

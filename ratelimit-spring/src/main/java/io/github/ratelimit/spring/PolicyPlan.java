@@ -21,6 +21,12 @@ import org.jspecify.annotations.Nullable;
  */
 public record PolicyPlan(Policy policy, RateLimiter limiter, long cost) {
 
+	/**
+	 * The plan name of a client's override: an operator's limits for one client, decided as a plan of their own
+	 * ({@code /actuator/ratelimits/{policy}/{key}/override}); no configured plan may take it.
+	 */
+	public static final String OVERRIDE = "override";
+
 	/** The plan a policy without plans is tagged with in metrics and observations. */
 	public static final String NO_PLAN_TAG = "none";
 

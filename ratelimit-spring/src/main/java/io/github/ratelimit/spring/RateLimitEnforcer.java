@@ -18,6 +18,7 @@ import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RateLimiterBackend;
 import io.github.ratelimit.core.lease.LeasedRateLimiter;
 import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
+import io.github.ratelimit.core.override.ClientOverrides;
 import io.github.ratelimit.core.resilience.CircuitBreaker;
 import io.github.ratelimit.core.resilience.DenyCache;
 import io.github.ratelimit.spring.observation.DefaultRateLimitObservationConvention;
@@ -133,11 +134,12 @@ public class RateLimitEnforcer {
 	/**
 	 * Applies operators' per-client overrides from now on: a client with one is decided by its override's limits, and
 	 * a change of its override forgets this instance's remembered refusals of it.
-	 * @param overrides the overrides and the plans that apply them
+	 * @param overrides this instance's copy of the overrides
+	 * @param maximum the most overrides' plans kept (at least the most overrides the store keeps)
 	 */
-	public void applyOverrides(OverriddenPolicies overrides) {
-		this.overrides = overrides;
-		overrides.overrides().onChange((policy, key) -> {
+	public void applyOverrides(ClientOverrides overrides, long maximum) {
+		this.overrides = new OverriddenPolicies(overrides, this.backend, maximum);
+		overrides.onChange((policy, key) -> {
 			if (this.denyCache != null) {
 				this.denyCache.forget(OverriddenPolicies.scope(policy), key);
 			}

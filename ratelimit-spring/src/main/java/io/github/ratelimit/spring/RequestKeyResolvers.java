@@ -3,6 +3,7 @@ package io.github.ratelimit.spring;
 import java.security.Principal;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
 
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -134,6 +135,35 @@ public final class RequestKeyResolvers {
 
 		};
 		return resolver.requiresAuthentication() ? KeyResolver.afterAuthentication(withFallback) : withFallback;
+	}
+
+	/**
+	 * The key of a call that its caller computes (a {@code @RateLimited} key expression over the method's arguments):
+	 * what it found, else, as a strategy that finds nothing, the client's IP address inside a web request
+	 * ({@link #orIp(KeyResolver, IpKeys)}) and the global key outside one. A computation that fails counts the call
+	 * the same way; its first failure is logged as a warning, later ones at debug level.
+	 * @param description what computes the key, for the log, such as
+	 * {@code @RateLimited key '#customerId' on OrderService.place}; also what failures are told apart by
+	 * @param key computes the key, {@code null} or empty when it finds none
+	 * @param request the web request the call serves, or {@code null} outside one
+	 * @param ipKeys the prefixes that identify a client by its address
+	 * @return the key
+	 */
+	public static String keyOf(String description, Supplier<@Nullable String> key, @Nullable RateLimitRequest request,
+			IpKeys ipKeys) {
+		String found;
+		try {
+			found = key.get();
+		}
+		catch (RuntimeException ex) {
+			failures.log(description, description + " failed, counting the call under the "
+					+ ((request != null) ? "client's IP address" : "global key") + ": " + ex.getMessage());
+			found = null;
+		}
+		if (request != null) {
+			return orIp(found, request, ipKeys);
+		}
+		return StringUtils.hasLength(found) ? found : GLOBAL_KEY;
 	}
 
 	private static String orIp(@Nullable String key, RateLimitRequest request, IpKeys ipKeys) {

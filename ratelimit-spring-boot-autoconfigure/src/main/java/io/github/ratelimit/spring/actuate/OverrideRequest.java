@@ -6,7 +6,6 @@ import java.util.List;
 
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.Policy;
-import io.github.ratelimit.spring.OverriddenPolicies;
 import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.PolicyPlan;
 import org.jspecify.annotations.Nullable;
@@ -59,7 +58,7 @@ record OverrideRequest(List<Limit> limits, @Nullable Duration expiresIn) {
 				: "policy '" + plan.name() + "'";
 		Policy overridden;
 		try {
-			overridden = plan.policy().withPlan(OverriddenPolicies.PLAN, plan.policy().algorithm(), limits);
+			overridden = plan.policy().withPlan(PolicyPlan.OVERRIDE, plan.policy().algorithm(), limits);
 		}
 		catch (IllegalArgumentException ex) {
 			throw new IllegalArgumentException("'limits' do not suit the " + plan.policy().algorithm().id()

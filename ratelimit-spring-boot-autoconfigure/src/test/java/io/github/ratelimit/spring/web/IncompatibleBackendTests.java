@@ -65,7 +65,7 @@ class IncompatibleBackendTests {
 	private final PolicyDefinition local = policy("local", FailureMode.LOCAL);
 
 	private final RateLimitFilter filter = new RateLimitFilter(List.of(this.open, this.closed, this.local),
-			this.enforcer, new RateLimitHeaders(HeaderStyle.BOTH));
+			this.enforcer, new RateLimitHeaders(true, true));
 
 	@Test
 	void eachPolicyGetsItsFailureModeTheBreakerOpensAndOneErrorNamesTheLibrary(CapturedOutput output)

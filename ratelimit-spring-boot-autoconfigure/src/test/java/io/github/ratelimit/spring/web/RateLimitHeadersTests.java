@@ -36,7 +36,7 @@ class RateLimitHeadersTests {
 
 	@Test
 	void bothShouldWriteIetfAndLegacyHeaders() {
-		HttpHeaders headers = new RateLimitHeaders(HeaderStyle.BOTH).of(policy("hello").defaultPlan(), this.decision);
+		HttpHeaders headers = new RateLimitHeaders(true, true).of(policy("hello").defaultPlan(), this.decision);
 		assertThat(headers.toSingleValueMap()).containsOnly(
 				entry("RateLimit-Policy", "\"hello-10s\";q=5;w=10, \"hello-1h\";q=100;w=3600"),
 				entry("RateLimit", "\"hello-10s\";r=3;t=2"), entry("X-RateLimit-Limit", "5"),
@@ -47,7 +47,7 @@ class RateLimitHeadersTests {
 	void rateLimitShouldNameTheItemOfTheLimitThatBinds() {
 		Decision hourly = new Decision(false, HUNDRED_PER_HOUR, 0, Duration.ofSeconds(36), Duration.ofHours(1),
 				Duration.ofSeconds(36), true, List.of(HUNDRED_PER_HOUR));
-		HttpHeaders headers = new RateLimitHeaders(HeaderStyle.IETF).of(policy("hello").defaultPlan(), hourly);
+		HttpHeaders headers = new RateLimitHeaders(true, false).of(policy("hello").defaultPlan(), hourly);
 		assertThat(headers.getFirst("RateLimit")).isEqualTo("\"hello-1h\";r=0;t=36");
 	}
 
@@ -55,7 +55,7 @@ class RateLimitHeadersTests {
 	void tShouldBeTheSecondsUntilTheNextPermitRoundedUp() {
 		Decision decision = new Decision(true, FIVE_PER_TEN_SECONDS, 0, Duration.ZERO, Duration.ofSeconds(10),
 				Duration.ofMillis(2001), true, List.of());
-		HttpHeaders headers = new RateLimitHeaders(HeaderStyle.BOTH).of(onlyFivePerTenSeconds("hello"), decision);
+		HttpHeaders headers = new RateLimitHeaders(true, true).of(onlyFivePerTenSeconds("hello"), decision);
 		assertThat(headers.getFirst("RateLimit")).isEqualTo("\"hello\";r=0;t=3");
 		assertThat(headers.getFirst("X-RateLimit-Reset")).isEqualTo("10");
 	}
@@ -66,7 +66,7 @@ class RateLimitHeadersTests {
 				List.of(Limit.parse("10/1m"), Limit.parse("20/1m"), Limit.parse("1000/1d"), Limit.parse("10/1m"))));
 		Decision decision = new Decision(true, Limit.parse("20/1m"), 19, Duration.ZERO, Duration.ofSeconds(3),
 				Duration.ofSeconds(3), true, List.of());
-		HttpHeaders headers = new RateLimitHeaders(HeaderStyle.IETF).of(twice.defaultPlan(), decision);
+		HttpHeaders headers = new RateLimitHeaders(true, false).of(twice.defaultPlan(), decision);
 		assertThat(headers.getFirst("RateLimit-Policy"))
 			.isEqualTo("\"burst-10/1m\";q=10;w=60, \"burst-20/1m\";q=20;w=60, \"burst-1d\";q=1000;w=86400");
 		assertThat(headers.getFirst("RateLimit")).isEqualTo("\"burst-20/1m\";r=19;t=3");
@@ -76,7 +76,7 @@ class RateLimitHeadersTests {
 	void outcomeOfTheSharedLimitsShouldBeShown() {
 		PolicyDefinition hello = policy("hello");
 		HttpHeaders headers = new HttpHeaders();
-		new RateLimitHeaders(HeaderStyle.BOTH).write(
+		new RateLimitHeaders(true, true).write(
 				new RateLimitOutcome(hello, hello.defaultPlan(), this.decision, RateLimitOutcome.Kind.ALLOWED, 1),
 				headers::set);
 		assertThat(headers.headerNames()).containsExactlyInAnyOrder("RateLimit-Policy", "RateLimit",
@@ -87,7 +87,7 @@ class RateLimitHeadersTests {
 	void outcomeOfTheLocalFallbackShouldShowNoHeaders() {
 		PolicyDefinition hello = policy("hello");
 		HttpHeaders headers = new HttpHeaders();
-		new RateLimitHeaders(HeaderStyle.BOTH).write(
+		new RateLimitHeaders(true, true).write(
 				new RateLimitOutcome(hello, hello.defaultPlan(), this.decision, RateLimitOutcome.Kind.FALLBACK, 1),
 				headers::set);
 		assertThat(headers.isEmpty()).isTrue();
@@ -100,7 +100,7 @@ class RateLimitHeadersTests {
 				RequestKeyResolvers.ip(),
 				List.of(), List.of(), Set.of(), 1, FailureMode.OPEN, true);
 		HttpHeaders headers = new HttpHeaders();
-		new RateLimitHeaders(HeaderStyle.BOTH).write(
+		new RateLimitHeaders(true, true).write(
 				new RateLimitOutcome(shadow, shadow.defaultPlan(), this.decision, RateLimitOutcome.Kind.ALLOWED, 1),
 				headers::set);
 		assertThat(headers.isEmpty()).isTrue();
@@ -108,26 +108,26 @@ class RateLimitHeadersTests {
 
 	@Test
 	void ietfShouldWriteOnlyIetfHeaders() {
-		HttpHeaders headers = new RateLimitHeaders(HeaderStyle.IETF).of(policy("hello").defaultPlan(), this.decision);
+		HttpHeaders headers = new RateLimitHeaders(true, false).of(policy("hello").defaultPlan(), this.decision);
 		assertThat(headers.headerNames()).containsExactlyInAnyOrder("RateLimit-Policy", "RateLimit");
 	}
 
 	@Test
 	void legacyShouldWriteOnlyLegacyHeaders() {
-		HttpHeaders headers = new RateLimitHeaders(HeaderStyle.LEGACY).of(policy("hello").defaultPlan(), this.decision);
+		HttpHeaders headers = new RateLimitHeaders(false, true).of(policy("hello").defaultPlan(), this.decision);
 		assertThat(headers.headerNames()).containsExactlyInAnyOrder("X-RateLimit-Limit", "X-RateLimit-Remaining",
 				"X-RateLimit-Reset");
 	}
 
 	@Test
 	void noneShouldWriteNoHeaders() {
-		assertThat(new RateLimitHeaders(HeaderStyle.NONE).of(policy("hello").defaultPlan(), this.decision).isEmpty())
+		assertThat(new RateLimitHeaders(false, false).of(policy("hello").defaultPlan(), this.decision).isEmpty())
 			.isTrue();
 	}
 
 	@Test
 	void policyNameShouldBeAStructuredFieldString() {
-		HttpHeaders headers = new RateLimitHeaders(HeaderStyle.IETF).of(onlyFivePerTenSeconds("say \"hi\\\" é"),
+		HttpHeaders headers = new RateLimitHeaders(true, false).of(onlyFivePerTenSeconds("say \"hi\\\" é"),
 				this.decision);
 		assertThat(headers.getFirst("RateLimit")).isEqualTo("\"say \\\"hi\\\\\\\" ?\";r=3;t=2");
 	}
@@ -138,7 +138,7 @@ class RateLimitHeadersTests {
 		PolicyDefinition fast = definition(new Policy("fast", Algorithm.TOKEN_BUCKET, List.of(tenPerHalfASecond)));
 		Decision decision = new Decision(true, tenPerHalfASecond, 9, Duration.ZERO, Duration.ofMillis(50),
 				Duration.ofMillis(50), true, List.of());
-		HttpHeaders headers = new RateLimitHeaders(HeaderStyle.IETF).of(fast.defaultPlan(), decision);
+		HttpHeaders headers = new RateLimitHeaders(true, false).of(fast.defaultPlan(), decision);
 		assertThat(headers.getFirst("RateLimit-Policy")).isEqualTo("\"fast\";q=10;w=1");
 	}
 
@@ -146,7 +146,7 @@ class RateLimitHeadersTests {
 	void writeShouldSetTheHeadersOnTheResponse() {
 		MockHttpServletResponse response = new MockHttpServletResponse();
 		response.setHeader("X-RateLimit-Remaining", "99");
-		new RateLimitHeaders(HeaderStyle.LEGACY).write(policy("hello").defaultPlan(), this.decision,
+		new RateLimitHeaders(false, true).write(policy("hello").defaultPlan(), this.decision,
 				response::setHeader);
 		assertThat(response.getHeaders("X-RateLimit-Remaining")).containsExactly("3");
 	}

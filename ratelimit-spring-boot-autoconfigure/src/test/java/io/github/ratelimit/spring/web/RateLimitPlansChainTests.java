@@ -49,7 +49,7 @@ class RateLimitPlansChainTests {
 
 	private RateLimitRegistry registry;
 
-	private final RateLimitHeaders headers = new RateLimitHeaders(HeaderStyle.IETF);
+	private final RateLimitHeaders headers = new RateLimitHeaders(true, false);
 
 	@BeforeAll
 	void start() {

@@ -11,7 +11,6 @@ import java.util.concurrent.Executor;
 import java.util.function.BiConsumer;
 
 import io.github.ratelimit.spring.CurrentRequest;
-import io.github.ratelimit.spring.FirstWarning;
 import io.github.ratelimit.spring.IpKeys;
 import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.PolicyPlan;
@@ -31,7 +30,6 @@ import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.expression.Expression;
-import org.springframework.util.StringUtils;
 
 /**
  * Enforces the policies of one call of a {@link RateLimited} method, in order, the first refusal ending it: the one
@@ -54,8 +52,6 @@ final class RateLimitedEnforcement {
 	private final IpKeys ipKeys;
 
 	private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
-
-	private final FirstWarning keyFailures = new FirstWarning(logger);
 
 	RateLimitedEnforcement(RateLimitEnforcer enforcer, RateLimitHeaders headers, IpKeys ipKeys) {
 		this.chain = new RateLimitChain(enforcer);
@@ -165,25 +161,12 @@ final class RateLimitedEnforcement {
 			return (request != null) ? limit.policy().keyOfAsync(request)
 					: CompletableFuture.completedFuture(RequestKeyResolvers.GLOBAL_KEY);
 		}
-		String key = evaluateKey(limit, expression, args, request);
-		if (request == null) {
-			return CompletableFuture.completedFuture(StringUtils.hasLength(key) ? key : RequestKeyResolvers.GLOBAL_KEY);
-		}
-		return CompletableFuture.completedFuture(RequestKeyResolvers.orIp((current) -> key, this.ipKeys).resolve(request));
-	}
-
-	private @Nullable String evaluateKey(AnnotatedPolicy limit, Expression expression, @Nullable Object[] args,
-			@Nullable RateLimitRequest request) {
-		try {
+		String description = "@RateLimited key '" + expression.getExpressionString() + "' on "
+				+ limit.declaration().methodName();
+		return CompletableFuture.completedFuture(RequestKeyResolvers.keyOf(description, () -> {
 			Object value = expression.getValue(context(limit, args, request));
 			return (value != null) ? value.toString() : null;
-		}
-		catch (RuntimeException ex) {
-			this.keyFailures.log(limit.declaration(), "@RateLimited key '" + expression.getExpressionString() + "' on "
-					+ limit.declaration().methodName() + " failed, counting the call under the "
-					+ ((request != null) ? "client's IP address" : "global key") + ": " + ex.getMessage());
-			return null;
-		}
+		}, request, this.ipKeys));
 	}
 
 	/**

@@ -44,19 +44,22 @@ public class RateLimitHeaders {
 	private final ConcurrentMap<Policy, PolicyValues> values = new ConcurrentHashMap<>();
 
 	/**
-	 * Creates the header writer of a style.
-	 * @param style the header style
+	 * Creates the header writer of the configured headers ({@code ratelimit.headers}).
+	 * @param ietf whether responses carry {@code RateLimit-Policy} and {@code RateLimit}, the structured fields of
+	 * draft-ietf-httpapi-ratelimit-headers-10
+	 * @param legacy whether responses carry {@code X-RateLimit-Limit}, {@code X-RateLimit-Remaining} and
+	 * {@code X-RateLimit-Reset}
 	 */
-	public RateLimitHeaders(HeaderStyle style) {
-		this.ietf = style == HeaderStyle.IETF || style == HeaderStyle.BOTH;
-		this.legacy = style == HeaderStyle.LEGACY || style == HeaderStyle.BOTH;
+	public RateLimitHeaders(boolean ietf, boolean legacy) {
+		this.ietf = ietf;
+		this.legacy = legacy;
 	}
 
 	/**
 	 * The headers of a decision.
 	 * @param plan the plan decided
 	 * @param decision the decision
-	 * @return the headers, empty for {@link HeaderStyle#NONE}
+	 * @return the headers, empty when neither set is written
 	 */
 	public HttpHeaders of(PolicyPlan plan, Decision decision) {
 		HttpHeaders headers = new HttpHeaders();
