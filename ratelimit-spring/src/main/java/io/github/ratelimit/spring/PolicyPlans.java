@@ -29,6 +29,7 @@ final class PolicyPlans {
 
 	private final PolicyPlan defaultPlan;
 
+	/** The answer of a policy without plans, shared; a minimal stage, so that no caller can complete it otherwise. */
 	private final CompletionStage<PolicyPlan> decided;
 
 	private PolicyPlans(String strategy, @Nullable PlanResolver resolver, Map<String, PolicyPlan> plans,
@@ -37,7 +38,7 @@ final class PolicyPlans {
 		this.resolver = resolver;
 		this.plans = plans;
 		this.defaultPlan = defaultPlan;
-		this.decided = CompletableFuture.completedFuture(defaultPlan);
+		this.decided = CompletableFuture.completedStage(defaultPlan);
 	}
 
 	/**
