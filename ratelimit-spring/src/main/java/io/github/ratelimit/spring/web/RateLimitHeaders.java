@@ -91,8 +91,10 @@ public class RateLimitHeaders {
 	 */
 	public void write(PolicyPlan plan, Decision decision, BiConsumer<String, String> header) {
 		if (this.ietf) {
-			PolicyValues values = this.values.computeIfAbsent(plan.policy(),
-					(limits) -> PolicyValues.of(plan.itemNames()));
+			PolicyValues values = this.values.get(plan.policy());
+			if (values == null) {
+				values = this.values.computeIfAbsent(plan.policy(), (limits) -> PolicyValues.of(plan.itemNames()));
+			}
 			header.accept(RATELIMIT_POLICY, values.policy());
 			if (decision.satisfiable()) {
 				header.accept(RATELIMIT, values.item(decision.limit()) + ";r=" + decision.remaining() + ";t="
