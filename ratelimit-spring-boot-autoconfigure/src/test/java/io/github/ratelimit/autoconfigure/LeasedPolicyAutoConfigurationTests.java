@@ -46,7 +46,8 @@ class LeasedPolicyAutoConfigurationTests {
 
 	@Test
 	void aPolicyShouldNotLeaseUnlessItsLeaseIsEnabled() {
-		this.runner.run((context) -> assertThat(hello(context).defaultPlan().limiter()).isNotInstanceOf(LeasedRateLimiter.class));
+		this.runner.run((context) -> assertThat(hello(context).defaultPlan().limiter())
+			.isNotInstanceOf(LeasedRateLimiter.class));
 	}
 
 	@Test
