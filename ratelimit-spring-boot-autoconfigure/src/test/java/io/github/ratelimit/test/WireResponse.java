@@ -7,6 +7,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -87,9 +88,25 @@ public record WireResponse(String statusLine, List<Map.Entry<String, String>> he
 			out.flush();
 			return parse(readAll(socket.getInputStream()));
 		}
+		catch (SocketTimeoutException ex) {
+			// the servers of these tests run in this JVM: show where the unanswered request is
+			throw new UncheckedIOException(method + " " + path + " on port " + port + " was not answered in 30 s; "
+					+ "threads of this JVM:\n" + threadDump(), ex);
+		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
 		}
+	}
+
+	private static String threadDump() {
+		StringBuilder dump = new StringBuilder();
+		Thread.getAllStackTraces().forEach((thread, stack) -> {
+			dump.append('"').append(thread.getName()).append("\" ").append(thread.getState()).append('\n');
+			for (StackTraceElement frame : stack) {
+				dump.append("\tat ").append(frame).append('\n');
+			}
+		});
+		return dump.toString();
 	}
 
 	/**

@@ -1,9 +1,11 @@
 package io.github.ratelimit.spring;
 
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 
 /**
@@ -12,13 +14,17 @@ import java.util.function.Function;
  * decided step by step, so that a key or plan resolver of the application's never runs on the backend's client's
  * event loop. The calling thread waits once per request, each decision bounded by the decision timeout. An interrupt
  * while it waits does not cut the wait short (the decision is at most the timeout away); the thread keeps it.
+ * <p>
+ * Handing a continuation over never blocks the thread that hands it (often an event loop): it goes into a lock-free
+ * queue and unparks the waiting thread. A hand-over through a lock (a {@code LinkedBlockingQueue}, once) could park an
+ * event loop while the waiting thread held the lock; under BlockHound that lost the continuation and the request
+ * was never answered ({@code CallingThreadReactiveTests}).
  */
 final class CallingThread implements Executor {
 
-	private static final Runnable WAKE_UP = () -> {
-	};
+	private final Queue<Runnable> continuations = new ConcurrentLinkedQueue<>();
 
-	private final LinkedBlockingQueue<Runnable> continuations = new LinkedBlockingQueue<>();
+	private final Thread waiting = Thread.currentThread();
 
 	private CallingThread() {
 	}
@@ -35,7 +41,7 @@ final class CallingThread implements Executor {
 		CallingThread thread = new CallingThread();
 		CompletableFuture<T> result = chain.apply(thread);
 		if (!result.isDone()) {
-			result.whenComplete((value, error) -> thread.continuations.add(WAKE_UP));
+			result.whenComplete((value, error) -> LockSupport.unpark(thread.waiting));
 			thread.runUntilDone(result);
 		}
 		try {
@@ -56,17 +62,24 @@ final class CallingThread implements Executor {
 	@Override
 	public void execute(Runnable continuation) {
 		this.continuations.add(continuation);
+		LockSupport.unpark(this.waiting);
 	}
 
+	/**
+	 * Runs the continuations handed over until the result is complete, parking while there are none: an unpark that
+	 * comes before the park leaves it a permit, so no hand-over is missed, and a wake-up for nothing only loops.
+	 */
 	private void runUntilDone(CompletableFuture<?> result) {
 		boolean interrupted = false;
 		try {
 			while (!result.isDone()) {
-				try {
-					this.continuations.take().run();
+				Runnable next = this.continuations.poll();
+				if (next != null) {
+					next.run();
 				}
-				catch (InterruptedException ex) {
-					interrupted = true;
+				else {
+					LockSupport.park(this);
+					interrupted |= Thread.interrupted();
 				}
 			}
 		}
