@@ -1,9 +1,15 @@
 package io.github.ratelimit.spring;
 
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 
+import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.core.Limit;
+import io.github.ratelimit.core.Policy;
+import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitRedisAutoConfiguration;
 import org.jspecify.annotations.Nullable;
@@ -94,6 +100,18 @@ class PolicyPlansTests {
 	void resolverWhoseAnswerFailsLaterShouldGiveTheDefaultPlan() {
 		this.contextRunner
 			.run((context) -> assertThat(planAsync(context, "customers", "later-boom")).isEqualTo("free"));
+	}
+
+	@Test
+	void thePlanOfAPolicyWithoutPlansIsSharedButNoCallerCanChangeItForTheOthers() {
+		Policy own = new Policy("own", Algorithm.TOKEN_BUCKET, List.of(Limit.parse("5/1m")));
+		Policy other = new Policy("other", Algorithm.TOKEN_BUCKET, List.of(Limit.parse("5/1m")));
+		InMemoryRateLimiterBackend backend = new InMemoryRateLimiterBackend();
+		PolicyDefinition policy = PolicyDefinition.of(own, backend.create(own), "ip", RequestKeyResolvers.ip(),
+				List.of(), List.of(), Set.of(), 1, FailureMode.OPEN, false);
+		CompletableFuture<PolicyPlan> first = policy.planForAsync("a", null).toCompletableFuture();
+		first.obtrudeValue(new PolicyPlan(other, backend.create(other), 1));
+		assertThat(policy.planForAsync("b", null).toCompletableFuture().join()).isSameAs(policy.defaultPlan());
 	}
 
 	@Test

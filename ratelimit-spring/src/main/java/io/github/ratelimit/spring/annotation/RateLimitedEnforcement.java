@@ -138,9 +138,24 @@ final class RateLimitedEnforcement {
 			return this.limit.policy();
 		}
 
+		/**
+		 * A call's key: the annotation's key expression's, else the policy's key strategy's inside a web request, else
+		 * the global key; an expression that yields nothing counts the call as the policy's key strategy would not
+		 * find a key ({@link RequestKeyResolvers#keyOf}).
+		 */
 		@Override
 		public CompletionStage<String> key(@Nullable RateLimitRequest request) {
-			return keyAsync(this.limit, this.args, request);
+			Expression expression = this.limit.key();
+			if (expression == null) {
+				return (request != null) ? this.limit.policy().keyOfAsync(request)
+						: CompletableFuture.completedFuture(RequestKeyResolvers.GLOBAL_KEY);
+			}
+			String description = "@RateLimited key '" + expression.getExpressionString() + "' on "
+					+ this.limit.declaration().methodName();
+			return CompletableFuture.completedFuture(RequestKeyResolvers.keyOf(description, () -> {
+				Object value = expression.getValue(context(this.limit, this.args, request));
+				return (value != null) ? value.toString() : null;
+			}, request, RateLimitedEnforcement.this.ipKeys));
 		}
 
 		@Override
@@ -148,25 +163,6 @@ final class RateLimitedEnforcement {
 			return RateLimitedEnforcement.this.permits(this.limit, plan, this.args, request);
 		}
 
-	}
-
-	/**
-	 * A call's key: the annotation's key expression's, else the policy's key strategy's inside a web request, else the
-	 * global key; an expression that yields nothing counts the call as the policy's key strategy would not find a key.
-	 */
-	private CompletionStage<String> keyAsync(AnnotatedPolicy limit, @Nullable Object[] args,
-			@Nullable RateLimitRequest request) {
-		Expression expression = limit.key();
-		if (expression == null) {
-			return (request != null) ? limit.policy().keyOfAsync(request)
-					: CompletableFuture.completedFuture(RequestKeyResolvers.GLOBAL_KEY);
-		}
-		String description = "@RateLimited key '" + expression.getExpressionString() + "' on "
-				+ limit.declaration().methodName();
-		return CompletableFuture.completedFuture(RequestKeyResolvers.keyOf(description, () -> {
-			Object value = expression.getValue(context(limit, args, request));
-			return (value != null) ? value.toString() : null;
-		}, request, this.ipKeys));
 	}
 
 	/**
