@@ -4,11 +4,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
@@ -59,6 +62,18 @@ public final class LeasedRateLimiter implements RateLimiter, AutoCloseable {
 	static final int MAXIMUM_ROUNDS = 3;
 
 	private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
+
+	/**
+	 * The threads that give leased permits back, shared by every leased limiter of the JVM: one at most, started when
+	 * there is something to give back and gone when idle for a minute (a {@link ForkJoinPool}'s hand-over never parks
+	 * the thread that hands a return over, an event loop included).
+	 */
+	static final ForkJoinPool RETURNS = new ForkJoinPool(1, (pool) -> {
+		ForkJoinWorkerThread thread = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
+		thread.setName("ratelimit-lease-returns-" + thread.getPoolIndex());
+		thread.setDaemon(true);
+		return thread;
+	}, null, true);
 
 	private final RateLimiter delegate;
 
@@ -300,24 +315,84 @@ public final class LeasedRateLimiter implements RateLimiter, AutoCloseable {
 		return Math.max(size, permits);
 	}
 
+	/**
+	 * Renews a key's lease, and renews again while waiting requests are left that the grants did not serve. A round
+	 * whose grant is already complete (a backend that answers on the caller's thread: the in-memory one, Jedis) is
+	 * followed by the next in this loop, never from within the previous one's completion, so that the stack does not
+	 * grow with the rounds; a round whose grant is pending continues from its completion.
+	 */
 	private void renew(String key, Lease lease, long minimum, long maximum, long sentNanos) {
-		this.counters.renewals.increment();
-		CompletionStage<LeaseGrant> grant;
-		try {
-			grant = this.delegate.tryLeaseAsync(key, minimum, maximum);
+		@Nullable Renewal next = new Renewal(minimum, maximum, sentNanos);
+		while (next != null) {
+			Renewal renewal = next;
+			CompletableFuture<LeaseGrant> grant = grant(key, renewal);
+			if (!grant.isDone()) {
+				grant.whenComplete((granted, failure) -> {
+					Renewal following = completeRenewal(key, lease, renewal, granted, failure);
+					if (following != null) {
+						renew(key, lease, following.minimum, following.maximum, following.sentNanos);
+					}
+				});
+				return;
+			}
+			LeaseGrant granted = null;
+			Throwable failure = null;
+			try {
+				granted = grant.join();
+			}
+			catch (CompletionException | CancellationException ex) {
+				failure = ex;
+			}
+			next = completeRenewal(key, lease, renewal, granted, failure);
 		}
-		catch (RuntimeException ex) {
-			grant = CompletableFuture.failedFuture(ex);
-		}
-		grant.whenComplete((granted, failure) -> renewed(key, lease, minimum, sentNanos, granted, failure));
 	}
 
 	/**
-	 * Completes a renewal: adds the grant to the lease, serves the waiting requests it covers, refuses those it
-	 * refuses, and starts the next renewal for the rest.
+	 * The delegate's grant for one round of renewal; a delegate that throws, even with an {@link Error}, fails the
+	 * round instead.
 	 */
-	private void renewed(String key, Lease lease, long minimum, long sentNanos, @Nullable LeaseGrant grant,
+	private CompletableFuture<LeaseGrant> grant(String key, Renewal renewal) {
+		this.counters.renewals.increment();
+		try {
+			return this.delegate.tryLeaseAsync(key, renewal.minimum, renewal.maximum).toCompletableFuture();
+		}
+		catch (RuntimeException | Error ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	/**
+	 * Completes a round of renewal ({@link #renewed}); should that fail, even with an {@link Error} (a stack overflow
+	 * in a waiter's continuation), the round ends anyway: every request still waiting is completed with the failure
+	 * and the renewal cleared, so that no request of the key is left waiting for a renewal nobody makes.
+	 * @return the next round, or {@code null} when no request is left waiting
+	 */
+	private @Nullable Renewal completeRenewal(String key, Lease lease, Renewal renewal, @Nullable LeaseGrant grant,
 			@Nullable Throwable failure) {
+		try {
+			return renewed(key, lease, renewal.minimum, renewal.sentNanos, grant, failure);
+		}
+		catch (RuntimeException | Error ex) {
+			List<Waiter> stranded;
+			synchronized (lease) {
+				lease.renewing = false;
+				stranded = new ArrayList<>(lease.waiters);
+				lease.waiters.clear();
+			}
+			for (Waiter waiter : stranded) {
+				waiter.future.completeExceptionally(ex);
+			}
+			return null;
+		}
+	}
+
+	/**
+	 * Completes a renewal: adds the grant to the lease, serves the waiting requests it covers and refuses those it
+	 * refuses; the rest wait for the next renewal.
+	 * @return the next renewal, or {@code null} when no request is left waiting
+	 */
+	private @Nullable Renewal renewed(String key, Lease lease, long minimum, long sentNanos,
+			@Nullable LeaseGrant grant, @Nullable Throwable failure) {
 		long now = this.nanoClock.getAsLong();
 		List<Runnable> completions = new ArrayList<>();
 		List<Parcel> disposed = new ArrayList<>(2);
@@ -370,18 +445,38 @@ public final class LeasedRateLimiter implements RateLimiter, AutoCloseable {
 		dispose(key, disposed, giveBack);
 		completions.forEach(Runnable::run);
 		for (Waiter waiter : exact) {
-			this.delegate.tryAcquireAsync(key, waiter.permits).whenComplete((decision, ex) -> {
-				if (ex != null) {
-					waiter.future.completeExceptionally(unwrap(ex));
-				}
-				else {
-					waiter.future.complete(decision);
-				}
-			});
+			decideExactly(key, waiter);
 		}
-		if (nextMaximum > 0) {
-			renew(key, lease, nextMinimum, nextMaximum, now);
+		return (nextMaximum > 0) ? new Renewal(nextMinimum, nextMaximum, now) : null;
+	}
+
+	/**
+	 * Decides a request that waited too many rounds by the delegate, exactly; its failure, even a throw, fails the
+	 * request.
+	 */
+	private void decideExactly(String key, Waiter waiter) {
+		CompletionStage<Decision> decision;
+		try {
+			decision = this.delegate.tryAcquireAsync(key, waiter.permits);
 		}
+		catch (RuntimeException | Error ex) {
+			waiter.future.completeExceptionally(ex);
+			return;
+		}
+		decision.whenComplete((decided, ex) -> {
+			if (ex != null) {
+				waiter.future.completeExceptionally(unwrap(ex));
+			}
+			else {
+				waiter.future.complete(decided);
+			}
+		});
+	}
+
+	/**
+	 * One round of a key's renewal: the permits asked for and when the call was sent.
+	 */
+	private record Renewal(long minimum, long maximum, long sentNanos) {
 	}
 
 	/**
@@ -443,9 +538,16 @@ public final class LeasedRateLimiter implements RateLimiter, AutoCloseable {
 		}
 	}
 
+	/**
+	 * Gives permits back on a thread of {@link #RETURNS}: never on the thread that disposes of them (a request's, in
+	 * {@link #tryFromLease}, which does no I/O; an event loop; the JDK's one delay-scheduler thread, on which the
+	 * leases' cache expires them), as a blocking backend (Jedis) makes its call on the thread that asks.
+	 */
 	private void giveBack(String key, LeaseGrant grant, long permits) {
-		CompletableFuture<Void> counted = returnLeased(key, grant, permits).handle((taken, failure) -> {
-			long back = (taken != null) ? Math.max(0, Math.min(permits, taken)) : 0;
+		CompletableFuture<Long> taken = CompletableFuture.supplyAsync(() -> returnLeased(key, grant, permits), RETURNS)
+			.thenCompose((returned) -> returned);
+		CompletableFuture<Void> counted = taken.handle((returned, failure) -> {
+			long back = (returned != null) ? Math.max(0, Math.min(permits, returned)) : 0;
 			this.counters.returned.add(back);
 			this.counters.expired.add(permits - back);
 			return null;
@@ -458,7 +560,7 @@ public final class LeasedRateLimiter implements RateLimiter, AutoCloseable {
 		try {
 			return this.delegate.returnLeasedAsync(key, grant, permits).toCompletableFuture();
 		}
-		catch (RuntimeException ex) {
+		catch (RuntimeException | Error ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
 	}

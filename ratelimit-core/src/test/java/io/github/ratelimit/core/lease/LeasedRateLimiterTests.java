@@ -273,6 +273,83 @@ class LeasedRateLimiterTests {
 		assertThat(queued.get(3).join().remaining()).isEqualTo(100 - 4);
 	}
 
+	/**
+	 * A backend that answers on the calling thread (in-memory, Jedis) while requests of the key keep arriving during
+	 * each renewal, one per round, as under many threads: the rounds must follow one another in a loop. Nested (each
+	 * round started from within the previous one's completion) they overflowed the stack of the thread that made the
+	 * first call; {@code CompletableFuture} swallowed the {@link StackOverflowError}, the renewal stayed in flight for
+	 * good and no request of the key was answered again. Run on a thread with a small stack, so that nesting would
+	 * overflow within a few hundred rounds.
+	 */
+	@Test
+	void renewalsThatAnswerAtOnceFollowOneAnotherWithoutNestingHoweverLongRequestsKeepArriving() throws Exception {
+		WatchedRateLimiter shared = watched(Algorithm.TOKEN_BUCKET, "1000000/1h");
+		LeasedRateLimiter limiter = leased(shared, 1, false);
+		shared.answersAtOnce = true;
+		int arriving = 20_000;
+		List<CompletableFuture<Decision>> requests = new ArrayList<>();
+		shared.onLease = () -> {
+			if (requests.size() <= arriving) {
+				requests.add(limiter.tryAcquireAsync("hot", 1).toCompletableFuture());
+			}
+		};
+		CompletableFuture<Void> ran = new CompletableFuture<>();
+		Thread caller = new Thread(null, () -> {
+			try {
+				requests.add(0, limiter.tryAcquireAsync("hot", 1).toCompletableFuture());
+				ran.complete(null);
+			}
+			catch (Throwable ex) {
+				ran.completeExceptionally(ex);
+			}
+		}, "small-stack", 256 * 1024);
+		caller.start();
+		ran.get(30, TimeUnit.SECONDS);
+		assertThat(requests).hasSize(arriving + 2);
+		assertThat(requests).allSatisfy((request) -> assertThat(request).isCompletedWithValueMatching(Decision::allowed));
+		assertThat(limiter.stats().renewals()).isEqualTo(shared.leaseCalls.get()).isGreaterThan(arriving);
+		// the renewal is over: the next request renews again and is answered
+		assertThat(limiter.tryAcquire("hot", 1).allowed()).isTrue();
+	}
+
+	/**
+	 * A renewal that breaks with an {@link Error} (a stack overflow, say) fails the requests waiting for it and ends,
+	 * so that the next request renews again; before, the error left the renewal in flight and the key wedged.
+	 */
+	@Test
+	void aRenewalThatBreaksWithAnErrorFailsItsWaitersAndTheNextRequestRenewsAgain() {
+		WatchedRateLimiter shared = watched(Algorithm.TOKEN_BUCKET, "100/1h");
+		LeasedRateLimiter limiter = leased(shared, 10, false);
+		StackOverflowError overflow = new StackOverflowError("deep");
+		shared.thrown.set(overflow);
+		CompletableFuture<Decision> failed = limiter.tryAcquireAsync("k", 1).toCompletableFuture();
+		assertThat(failed).isCompletedExceptionally();
+		assertThatThrownBy(failed::join).hasCause(overflow);
+		shared.thrown.set(null);
+		assertThat(limiter.tryAcquireAsync("k", 1).toCompletableFuture()).succeedsWithin(Duration.ofSeconds(30))
+			.matches(Decision::allowed);
+	}
+
+	/**
+	 * Permits are given back on the returns' thread: never on the thread of the request that found them expired
+	 * ({@code tryFromLease} does no I/O) nor on the JDK's delay scheduler, where the leases' cache expires leases
+	 * (with Jedis the return is a blocking call on the thread that makes it).
+	 */
+	@Test
+	void leasedPermitsAreGivenBackOnTheReturnsThreadOnly() {
+		WatchedRateLimiter shared = watched(Algorithm.FIXED_WINDOW, "100/1h");
+		LeasedRateLimiter limiter = leased(shared, 10, false);
+		assertThat(limiter.tryAcquire("k", 1).allowed()).isTrue();
+		this.clock.advance(MAX_AGE);
+		assertThat(limiter.tryFromLease("k", 1)).isNull();
+		await(() -> limiter.stats().permitsReturned() == 9);
+		assertThat(limiter.tryAcquire("evicted", 1).allowed()).isTrue();
+		limiter.close();
+		assertThat(limiter.stats().permitsReturned()).isEqualTo(18);
+		assertThat(shared.returnThreads).hasSize(2)
+			.allSatisfy((thread) -> assertThat(thread).startsWith("ratelimit-lease-returns-"));
+	}
+
 	@Test
 	void resetDropsTheLeaseWithoutGivingItsPermitsBack() {
 		WatchedRateLimiter shared = watched(Algorithm.FIXED_WINDOW, "100/1h");

@@ -40,6 +40,19 @@ final class WatchedRateLimiter implements RateLimiter {
 
 	final AtomicReference<RuntimeException> failure = new AtomicReference<>();
 
+	/** Thrown by lease calls instead of answering, when set: a backend's client that breaks with an {@link Error}. */
+	final AtomicReference<Error> thrown = new AtomicReference<>();
+
+	/** Whether lease calls answer on the calling thread, as the in-memory backend and Jedis do. */
+	volatile boolean answersAtOnce;
+
+	/** Run by each lease call before it answers (on the calling thread). */
+	volatile Runnable onLease = () -> {
+	};
+
+	/** The threads returns were made on. */
+	final List<String> returnThreads = new CopyOnWriteArrayList<>();
+
 	WatchedRateLimiter(RateLimiter real) {
 		this.real = real;
 	}
@@ -86,14 +99,23 @@ final class WatchedRateLimiter implements RateLimiter {
 	public CompletionStage<LeaseGrant> tryLeaseAsync(String key, long minimum, long maximum) {
 		this.leaseCalls.incrementAndGet();
 		this.maximums.add(maximum);
+		Error error = this.thrown.get();
+		if (error != null) {
+			throw error;
+		}
 		RuntimeException failing = this.failure.get();
 		if (failing != null) {
 			return CompletableFuture.failedFuture(failing);
 		}
+		this.onLease.run();
 		AtomicInteger keyInFlight = this.inFlight.computeIfAbsent(key, (k) -> new AtomicInteger());
 		this.mostInFlightOfOneKey.accumulateAndGet(keyInFlight.incrementAndGet(), Math::max);
 		CompletableFuture<LeaseGrant> grant = this.real.tryLeaseAsync(key, minimum, maximum).toCompletableFuture();
 		CompletableFuture<Void> hold = this.held.getOrDefault(key, CompletableFuture.completedFuture(null));
+		if (this.answersAtOnce && hold.isDone()) {
+			keyInFlight.decrementAndGet();
+			return grant;
+		}
 		// a little later on another thread, as a network answer comes, so that concurrent requests pile up behind it
 		return grant.thenCombineAsync(hold, (granted, ignored) -> granted,
 				CompletableFuture.delayedExecutor(2, TimeUnit.MILLISECONDS))
@@ -103,6 +125,7 @@ final class WatchedRateLimiter implements RateLimiter {
 	@Override
 	public CompletionStage<Long> returnLeasedAsync(String key, LeaseGrant grant, long permits) {
 		this.returnCalls.incrementAndGet();
+		this.returnThreads.add(Thread.currentThread().getName());
 		return this.real.returnLeasedAsync(key, grant, permits);
 	}
 
