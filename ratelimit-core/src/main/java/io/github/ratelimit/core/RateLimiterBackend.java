@@ -31,6 +31,8 @@ public interface RateLimiterBackend {
 	 * Whether an error thrown by this backend's limiters (or by {@link #check()}) means the backend itself failed,
 	 * such as a lost connection, a timeout or an error reply of the server, rather than something wrong with one
 	 * request. Only such failures may count towards opening a circuit breaker. The in-memory backend never fails.
+	 * Each failed call fails with an error object of its own: a circuit breaker takes the failures of requests that
+	 * share one error object for one call's ({@code CircuitBreaker#onFailure}).
 	 * @param error the error, possibly wrapped in a {@link java.util.concurrent.CompletionException}
 	 * @return whether the backend failed
 	 */

@@ -5,16 +5,21 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Policy;
+import io.github.ratelimit.core.lease.LeaseSettings;
+import io.github.ratelimit.core.lease.LeasedRateLimiter;
 import io.github.ratelimit.core.resilience.CircuitBreaker;
 import io.github.ratelimit.redis.RedisRateLimiterBackend;
 import io.github.ratelimit.spring.FailureMode;
@@ -151,6 +156,68 @@ class CircuitBreakerRedisTests {
 		assertThat(this.breaker.isOpen()).isFalse();
 	}
 
+	/**
+	 * A leased hot key (about 1,000 requests a second, adaptive batches: some ten renewals a second) beside an unrelated
+	 * exact policy, and a 300 ms stall: the hot key's requests that wait for the renewal in flight all fail with it
+	 * (one failed call), and its local decisions are successes. Before, each waiter was a failure of its own, a few
+	 * hundred against a few calls, and the breaker opened for every policy for a second: the unrelated policy's
+	 * requests were failed open without asking Redis (24–26 of them, in every run).
+	 */
+	@Test
+	void aStallOf300MsWithALeasedHotKeyLeavesTheBreakerClosedForAnUnrelatedPolicy() throws Exception {
+		connect(TIMEOUT);
+		PolicyDefinition hot = leased("hot", "1000000/1h");
+		PolicyDefinition other = policy("other", "1000000/1h");
+		warmUp(other);
+		warmUp(hot);
+		List<CompletableFuture<RateLimitOutcome>> hotRequests = new ArrayList<>();
+		ConcurrentLinkedQueue<Call> otherCalls = new ConcurrentLinkedQueue<>();
+		AtomicBoolean running = new AtomicBoolean(true);
+		ExecutorService threads = Executors.newFixedThreadPool(2);
+		long stallStart;
+		long stallEnd;
+		try {
+			Future<?> hotLoad = threads.submit(() -> {
+				while (running.get()) {
+					hotRequests.add(this.enforcer.enforceAsync(hot, hot.defaultPlan(), "hot-client", 1)
+						.toCompletableFuture());
+					LockSupport.parkNanos(1_000_000);
+				}
+			});
+			Future<?> otherLoad = threads.submit(() -> {
+				while (running.get()) {
+					long start = System.nanoTime();
+					RateLimitOutcome outcome = enforce(this.enforcer, other, "other-client", 1);
+					otherCalls.add(new Call(start, System.nanoTime(), outcome.kind()));
+					LockSupport.parkNanos(10_000_000);
+				}
+			});
+			Thread.sleep(1500);
+			stallStart = System.nanoTime();
+			redisCommand("DEBUG", "SLEEP", "0.3");
+			stallEnd = System.nanoTime();
+			Thread.sleep(1500);
+			running.set(false);
+			hotLoad.get();
+			otherLoad.get();
+		}
+		finally {
+			running.set(false);
+			threads.shutdown();
+		}
+		CompletableFuture.allOf(hotRequests.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+		long hotFailed = hotRequests.stream().filter((request) -> request.join().kind().failed()).count();
+		System.out.printf("[breaker-leasing] hot key: %d requests, %d failed by the stall; other: %d calls%n",
+				hotRequests.size(), hotFailed, otherCalls.size());
+		assertThat(hotFailed).as("the stall failed the hot key's waiting requests").isPositive();
+		assertThat(this.skipped).as("no request skipped Redis: the breaker never opened").hasValue(0);
+		assertThat(otherCalls).as("the unrelated policy failed only calls in flight during the stall or as slow as "
+				+ "the timeout").allSatisfy((call) -> assertThat(call.kind() == RateLimitOutcome.Kind.ALLOWED
+						|| call.overlaps(stallStart, stallEnd) || call.end() - call.start() >= TIMEOUT.toNanos())
+			.isTrue());
+		assertThat(this.breaker.isOpen()).isFalse();
+	}
+
 	@Test
 	void aPoisonRequestOnOnePolicyLeavesAnotherDecidingExactly() {
 		// exact counts: a generous budget, so that a slow answer on a busy machine is not let through failing open
@@ -216,6 +283,18 @@ class CircuitBreakerRedisTests {
 			}
 		}
 		assertThat(succeeded).as("decisions in a row before the load").isEqualTo(200);
+	}
+
+	/**
+	 * A leased policy whose leases last 200 ms (adaptive batches of at most 1000): a lease covers about 100 ms of its
+	 * key's requests, so that a longer stall runs it out and requests wait for the renewal in flight.
+	 */
+	private PolicyDefinition leased(String name, String limit) {
+		Policy policy = Policy.of(name, Algorithm.TOKEN_BUCKET, limit);
+		LeasedRateLimiter limiter = new LeasedRateLimiter(this.backend.create(policy),
+				new LeaseSettings(1000, true, Duration.ofMillis(200)));
+		return PolicyDefinition.of(policy, limiter, "ip", (request) -> null, List.of(), List.of(), Set.of(), 1,
+				FailureMode.OPEN, false);
 	}
 
 	private PolicyDefinition policy(String name, String limit) {

@@ -39,10 +39,11 @@ import org.springframework.core.NestedExceptionUtils;
  * <p>
  * A policy whose limiter can admit a request locally ({@link RateLimiter#tryFromLease}: a {@link LeasedRateLimiter}'s
  * lease in hand) decides it so first, without a call (so neither the deny cache nor the circuit breaker applies, and
- * a lease keeps serving while the backend is down). Otherwise it asks the deny cache (a client the backend refused a moment ago is refused again without a
- * call), then the policy's limiter (for a leased policy, a renewal of its lease, refused or failing like any call),
- * unless the circuit breaker says the backend is failing. When the limiter throws, the policy's
- * failure mode decides: {@code open} lets the request through, {@code closed} refuses it with 503, {@code local} asks
+ * a lease keeps serving while the backend is down; the breaker counts it as the success it is). Otherwise it asks
+ * the deny cache (a client the backend refused a moment ago is refused again without a call), then the policy's
+ * limiter (for a leased policy, a renewal of its lease, refused or failing like any call; the requests waiting for
+ * one renewal that fails are one failure to the breaker), unless the circuit breaker says the backend is failing.
+ * When the limiter throws, the policy's failure mode decides: {@code open} lets the request through, {@code closed} refuses it with 503, {@code local} asks
  * an in-process limiter whose limits are divided by the number of instances. What the error was decides the rest:
  * a failure of the backend (as the backend itself tells) is reported to the breaker and warned of at most every
  * {@value #WARNING_INTERVAL_SECONDS} s, and a timeout is counted as such; a {@link LinkageError} (a library of the
@@ -285,6 +286,7 @@ public class RateLimitEnforcer {
 		}
 		Decision local = plan.limiter().tryFromLease(key, permits);
 		if (local != null) {
+			this.breaker.onLocalSuccess();
 			return record(new RateLimitOutcome(policy, plan, local, RateLimitOutcome.Kind.ALLOWED, permits), -1);
 		}
 		Decision cached = (this.denyCache != null) ? this.denyCache.find(plan.scope(), key, permits) : null;

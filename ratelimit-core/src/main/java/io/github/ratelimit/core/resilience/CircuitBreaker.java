@@ -19,6 +19,11 @@ import org.jspecify.annotations.Nullable;
  * with {@link #onIgnored(long)}, which frees the probe slot if it held it. A probe that never reports at all loses its
  * slot after the open duration.
  * <p>
+ * Decisions made without a call (from a lease in hand) count as successes ({@link #onLocalSuccess()}): they are
+ * requests served while the backend was healthy enough to have granted their permits. Failures that share one error
+ * object are one failed call, counted once: the requests that waited for one call (a lease's renewal) all fail with
+ * its error, and one slow reply is not as many failures as it had waiters.
+ * <p>
  * Why a rate over a time window rather than a count of consecutive failures: when Redis stalls for a moment (a fork,
  * a GC pause), every call in flight fails together, so a handful of consecutive failures says nothing about the next
  * second; under steady load those calls are a small share of the window.
@@ -45,6 +50,9 @@ public final class CircuitBreaker {
 	private final AtomicLong probe = new AtomicLong(NO_PROBE);
 
 	private volatile long closedSince;
+
+	/** The error of the last failure counted, so that the requests of one failed call count once. */
+	private final AtomicReference<@Nullable Throwable> lastCounted = new AtomicReference<>();
 
 	/**
 	 * Creates a breaker with the defaults: opens at a 50 % failure rate over 1 s with at least 10 calls, for 1 s.
@@ -139,13 +147,32 @@ public final class CircuitBreaker {
 	}
 
 	/**
+	 * Reports a request decided without a call (from a lease in hand): while closed, it counts in the window as a
+	 * success; while open, it is ignored (only a probe's answer closes the breaker).
+	 */
+	public void onLocalSuccess() {
+		if (this.open.get() == null) {
+			long now = this.nanoTime.getAsLong();
+			if (now - this.closedSince >= 0) {
+				this.window.record(now, false);
+			}
+		}
+	}
+
+	/**
 	 * Reports a call the backend failed (a connection failure, a timeout, an error reply). While closed, it counts in
 	 * the window and opens the breaker when the window's failure rate reaches the threshold; while open, a failed
-	 * probe keeps it open for another open duration, and a call that started before it opened is ignored.
+	 * probe keeps it open for another open duration, and a call that started before it opened is ignored. A failure
+	 * with the very error object of the last one counted is the same call's, reported by another of its requests: it
+	 * is ignored ({@link #onIgnored(long)}).
 	 * @param ticket the call's ticket
 	 * @param error what went wrong
 	 */
 	public void onFailure(long ticket, Throwable error) {
+		if (this.lastCounted.getAndSet(error) == error) {
+			onIgnored(ticket);
+			return;
+		}
 		Open current = this.open.get();
 		if (current == null) {
 			if (ticket - this.closedSince < 0) {

@@ -10,7 +10,6 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 
 class CircuitBreakerTests {
 
-	private static final IllegalStateException DOWN = new IllegalStateException("down");
 
 	private final AtomicLong nanos = new AtomicLong(5_000_000_000L);
 
@@ -30,7 +29,7 @@ class CircuitBreakerTests {
 		CircuitBreaker breaker = new CircuitBreaker(50, Duration.ofSeconds(1), 1, Duration.ofSeconds(5),
 				this.nanos::get);
 		assertThat(breaker.retryAfter()).as("closed").isEqualTo(Duration.ofSeconds(1));
-		breaker.onFailure(breaker.tryCall(), DOWN);
+		breaker.onFailure(breaker.tryCall(), down());
 		assertThat(breaker.isOpen()).isTrue();
 		assertThat(breaker.retryAfter()).isEqualTo(Duration.ofSeconds(5));
 		advance(Duration.ofMillis(3500));
@@ -41,7 +40,7 @@ class CircuitBreakerTests {
 
 	@Test
 	void oneFailureDoesNotOpenIt() {
-		this.breaker.onFailure(this.breaker.tryCall(), DOWN);
+		this.breaker.onFailure(this.breaker.tryCall(), down());
 		assertThat(this.breaker.isOpen()).isFalse();
 	}
 
@@ -51,7 +50,7 @@ class CircuitBreakerTests {
 		assertThat(this.breaker.isOpen()).isFalse();
 		failures(1);
 		assertThat(this.breaker.isOpen()).isTrue();
-		assertThat(this.breaker.lastError()).isSameAs(DOWN);
+		assertThat(this.breaker.lastError()).hasMessage("down");
 	}
 
 	@Test
@@ -97,7 +96,7 @@ class CircuitBreakerTests {
 			for (int thread = 0; thread < 8; thread++) {
 				long ticket = this.breaker.tryCall();
 				if (stalled) {
-					this.breaker.onFailure(ticket, DOWN);
+					this.breaker.onFailure(ticket, down());
 				}
 				else {
 					this.breaker.onSuccess(ticket);
@@ -117,7 +116,7 @@ class CircuitBreakerTests {
 		long probe = this.breaker.tryCall();
 		assertThat(probe).as("the probe").isNotEqualTo(CircuitBreaker.NOT_PERMITTED);
 		assertThat(this.breaker.tryCall()).as("others while it probes").isEqualTo(CircuitBreaker.NOT_PERMITTED);
-		this.breaker.onFailure(probe, DOWN);
+		this.breaker.onFailure(probe, down());
 		assertThat(this.breaker.isOpen()).isTrue();
 		assertThat(this.breaker.tryCall()).as("a failed probe opens it for another second")
 			.isEqualTo(CircuitBreaker.NOT_PERMITTED);
@@ -149,7 +148,7 @@ class CircuitBreakerTests {
 		advance(Duration.ofMillis(1));
 		open();
 		advance(Duration.ofMillis(999));
-		this.breaker.onFailure(inFlight, DOWN);
+		this.breaker.onFailure(inFlight, down());
 		advance(Duration.ofMillis(1));
 		assertThat(this.breaker.tryCall()).isNotEqualTo(CircuitBreaker.NOT_PERMITTED);
 	}
@@ -165,7 +164,7 @@ class CircuitBreakerTests {
 		advance(Duration.ofSeconds(1));
 		this.breaker.onSuccess(this.breaker.tryCall());
 		for (long ticket : inFlight) {
-			this.breaker.onFailure(ticket, DOWN);
+			this.breaker.onFailure(ticket, down());
 		}
 		assertThat(this.breaker.isOpen()).isFalse();
 	}
@@ -203,6 +202,41 @@ class CircuitBreakerTests {
 		assertThat(this.breaker.isOpen()).isFalse();
 	}
 
+	/**
+	 * The requests that waited for one call (a lease's renewal) all fail with its error: one failed call. Before,
+	 * one slow renewal with ten waiters was ten failures, and opened the breaker for every policy.
+	 */
+	@Test
+	void theFailuresOfOneCallsRequestsCountOnce() {
+		successes(2);
+		IllegalStateException renewalFailed = down();
+		for (int waiter = 0; waiter < 10; waiter++) {
+			this.breaker.onFailure(this.breaker.tryCall(), renewalFailed);
+		}
+		assertThat(this.breaker.isOpen()).as("1 failure of 3 calls").isFalse();
+		failures(1);
+		assertThat(this.breaker.isOpen()).as("2 failures of 4 calls, but below the minimum of 10 calls").isFalse();
+		failures(8);
+		assertThat(this.breaker.isOpen()).as("10 failures of 12 calls").isTrue();
+	}
+
+	/**
+	 * Requests decided from a lease in hand are successes of the window: with leasing, Redis calls are few, and a
+	 * failure or two among them are not most of what the backend served.
+	 */
+	@Test
+	void localSuccessesCountInTheWindow() {
+		for (int i = 0; i < 10; i++) {
+			this.breaker.onLocalSuccess();
+		}
+		failures(9);
+		assertThat(this.breaker.isOpen()).as("9 failures of 19").isFalse();
+		failures(1);
+		assertThat(this.breaker.isOpen()).as("10 failures of 20").isTrue();
+		this.breaker.onLocalSuccess();
+		assertThat(this.breaker.isOpen()).as("only a probe closes it, not a local decision").isTrue();
+	}
+
 	@Test
 	void settingsOutOfRangeAreRefused() {
 		assertThatIllegalArgumentException()
@@ -228,7 +262,7 @@ class CircuitBreakerTests {
 
 	private void failures(int count) {
 		for (int i = 0; i < count; i++) {
-			this.breaker.onFailure(this.breaker.tryCall(), DOWN);
+			this.breaker.onFailure(this.breaker.tryCall(), down());
 		}
 	}
 
@@ -240,6 +274,10 @@ class CircuitBreakerTests {
 
 	private void advance(Duration duration) {
 		this.nanos.addAndGet(duration.toNanos());
+	}
+
+	private static IllegalStateException down() {
+		return new IllegalStateException("down");
 	}
 
 }
