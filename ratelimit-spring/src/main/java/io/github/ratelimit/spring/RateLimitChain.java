@@ -195,6 +195,10 @@ public final class RateLimitChain {
 		}
 
 		void step(int index, @Nullable RateLimitOutcome shown) {
+			if (this.verdict.isDone()) {
+				// cancelled by its caller (a reactive subscriber gone): the next policies are not asked for it
+				return;
+			}
 			if (index == this.steps.size()) {
 				this.verdict.complete(new Verdict(shown, null));
 				return;

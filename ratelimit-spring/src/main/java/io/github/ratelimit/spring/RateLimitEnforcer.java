@@ -43,8 +43,9 @@ import org.springframework.core.NestedExceptionUtils;
  * the deny cache (a client the backend refused a moment ago is refused again without a call), then the policy's
  * limiter (for a leased policy, a renewal of its lease, refused or failing like any call; the requests waiting for
  * one renewal that fails are one failure to the breaker), unless the circuit breaker says the backend is failing.
- * When the limiter throws, the policy's failure mode decides: {@code open} lets the request through, {@code closed} refuses it with 503, {@code local} asks
- * an in-process limiter whose limits are divided by the number of instances. What the error was decides the rest:
+ * When the limiter throws, the policy's failure mode decides: {@code open} lets the request through,
+ * {@code closed} refuses it with 503, {@code local} asks an in-process limiter whose limits are divided by the number
+ * of instances. What the error was decides the rest:
  * a failure of the backend (as the backend itself tells) is reported to the breaker and warned of at most every
  * {@value #WARNING_INTERVAL_SECONDS} s, and a timeout is counted as such; a {@link LinkageError} (a library of the
  * backend's is not the version it was built against, so every call fails alike) is such a failure too, logged at
@@ -161,9 +162,10 @@ public class RateLimitEnforcer {
 	 * Enforces a policy on one request without waiting for the backend. The outcome is complete at
 	 * once when no backend call is made (a cached refusal, an open breaker, the in-memory backend); otherwise it
 	 * completes on the thread of the backend's client (Lettuce's event loop), within the decision timeout, and never
-	 * exceptionally, unless with an {@link Error} other than a {@link LinkageError}. Where the backend
-	 * {@linkplain RateLimiterBackend#blocking() blocks}, this method blocks too: a reactive caller moves it off its
-	 * event loop first ({@link #blocking()}).
+	 * exceptionally, unless with an {@link Error} other than a {@link LinkageError}. Cancelling the outcome does not
+	 * cancel the decision: once asked, the backend decides, and the decision is recorded as any other. Where the
+	 * backend {@linkplain RateLimiterBackend#blocking() blocks}, this method blocks too: a reactive caller moves it off
+	 * its event loop first ({@link #blocking()}).
 	 * @param policy the policy
 	 * @param requested the client's plan of it ({@link PolicyDefinition#planForAsync}), which the client's override,
 	 * if any, replaces
@@ -172,6 +174,21 @@ public class RateLimitEnforcer {
 	 * @return the outcome, when known
 	 */
 	public CompletionStage<RateLimitOutcome> enforceAsync(PolicyDefinition policy, PolicyPlan requested, String key,
+			long permits) {
+		return detached(observedAsync(policy, requested, key, permits));
+	}
+
+	/**
+	 * The outcome to hand a caller: the stage itself when complete, else a copy of it, so that a caller that cancels
+	 * it (a reactive subscriber whose client went away) cancels only its copy, and the decision, made in the backend
+	 * all the same, is still recorded, remembered, reported to the breaker and its observation stopped, once.
+	 */
+	private static CompletionStage<RateLimitOutcome> detached(CompletionStage<RateLimitOutcome> outcome) {
+		CompletableFuture<RateLimitOutcome> future = outcome.toCompletableFuture();
+		return future.isDone() ? future : future.copy();
+	}
+
+	private CompletionStage<RateLimitOutcome> observedAsync(PolicyDefinition policy, PolicyPlan requested, String key,
 			long permits) {
 		if (this.observations.isNoop()) {
 			return decideAsync(policy, requested, key, permits);

@@ -16,7 +16,11 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.spring.RateLimitCounters;
+import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.spring.annotation.RateLimited;
 import io.github.ratelimit.test.Clients;
 import io.github.ratelimit.test.OwnReactorResources;
@@ -34,6 +38,8 @@ import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Import;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
@@ -59,6 +65,11 @@ class KeepAliveWebFluxTests {
 
 	private static final List<String> PATHS = List.of("/admitting", "/refusing", "/annotated");
 
+	private static final long LEAVING_LIMIT = 1_000_000;
+
+	/** A pause of Redis' clients, as a stalled or failing-over Redis makes. */
+	private static final int PAUSE_MILLIS = 300;
+
 	private static RunningServer server;
 
 	@BeforeAll
@@ -67,7 +78,8 @@ class KeepAliveWebFluxTests {
 				new Class<?>[] { App.class, AnnotatedController.class, OwnReactorResources.class },
 				"ratelimit.key-prefix=keep-alive-" + UUID.randomUUID(), "ratelimit.policies.refusing.paths=/refusing",
 				"ratelimit.policies.refusing.limits=" + LIMIT + "/1d", "ratelimit.policies.admitting.paths=/admitting",
-				"ratelimit.policies.admitting.limits=1000000/1d");
+				"ratelimit.policies.admitting.limits=1000000/1d", "ratelimit.policies.leaving.paths=/leaving",
+				"ratelimit.policies.leaving.limits=" + LEAVING_LIMIT + "/1d");
 	}
 
 	@AfterAll
@@ -153,6 +165,105 @@ class KeepAliveWebFluxTests {
 	}
 
 	/**
+	 * Keep-alive clients keep getting every answer while Redis pauses for 300 ms, again and again: requests admitted
+	 * and refused by Redis, refused by the deny cache, in the filter and for a {@code @RateLimited} method.
+	 */
+	@Test
+	void keepAliveClientsShouldGetEveryAnswerWhileRedisPauses() throws Exception {
+		String client = Clients.newAddress();
+		HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+		ExecutorService threads = Executors.newFixedThreadPool(THREADS + 1);
+		AtomicBoolean sending = new AtomicBoolean(true);
+		try {
+			Future<Integer> pauses = threads.submit(() -> {
+				int made = 0;
+				while (sending.get()) {
+					pauseRedis(PAUSE_MILLIS);
+					made++;
+					Thread.sleep(2 * PAUSE_MILLIS);
+				}
+				return made;
+			});
+			List<Future<int[]>> counts = new ArrayList<>();
+			for (int t = 0; t < THREADS; t++) {
+				counts.add(threads.submit(() -> send(http, client)));
+			}
+			int answered = 0;
+			for (Future<int[]> count : counts) {
+				int[] statuses = count.get(5, TimeUnit.MINUTES);
+				answered += statuses[0] + statuses[1];
+			}
+			sending.set(false);
+			assertThat(pauses.get(1, TimeUnit.MINUTES)).as("Redis paused while the clients sent").isPositive();
+			assertThat(answered).isEqualTo(THREADS * REQUESTS_PER_THREAD);
+			assertThat(server.bean(EventLoopEndings.class).awayFromTheirEventLoop(client)).isEmpty();
+		}
+		finally {
+			sending.set(false);
+			threads.shutdownNow();
+		}
+	}
+
+	/**
+	 * Clients that send a request while Redis is paused and close their connection before it answers, in the filter
+	 * and for a {@code @RateLimited} method: their decisions, which Redis makes once it resumes, are each recorded once
+	 * (Reactor cancels what the exchange waits on; the decision is not cancelled). What Redis consumed for them is
+	 * what the counters recorded.
+	 */
+	@ParameterizedTest
+	@ValueSource(strings = { "leaving", "annotated-leaving" })
+	void decisionsOfClientsThatGoAwayShouldEachBeRecordedOnce(String policy) throws Exception {
+		String client = Clients.newAddress();
+		RateLimitCounters counters = server.bean(RateLimitCounters.class);
+		if (policy.startsWith("annotated")) {
+			// declares the annotation's policy, at its first call
+			assertThat(WireResponse.get(server.port(), "/" + policy, TestClientWebFilter.ADDRESS, Clients.newAddress())
+				.status()).isEqualTo(200);
+		}
+		RateLimiter limiter = server.bean(RateLimitRegistry.class).find(policy).orElseThrow().defaultPlan().limiter();
+		long recordedBefore = recorded(counters.of(policy));
+		pauseRedis(PAUSE_MILLIS);
+		List<Socket> leaving = new ArrayList<>();
+		try {
+			for (int i = 0; i < 10; i++) {
+				Socket socket = new Socket("127.0.0.1", server.port());
+				leaving.add(socket);
+				write(socket, get("/" + policy, client));
+			}
+			// long enough for the server to have read them, well within the pause
+			Thread.sleep(PAUSE_MILLIS / 3);
+		}
+		finally {
+			for (Socket socket : leaving) {
+				socket.close();
+			}
+		}
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+		long consumed;
+		long recorded;
+		do {
+			Thread.sleep(20);
+			consumed = LEAVING_LIMIT - limiter.peek(client).remaining();
+			recorded = recorded(counters.of(policy)) - recordedBefore;
+		}
+		while ((consumed != recorded || consumed == 0) && System.nanoTime() - deadline < 0);
+		assertThat(consumed).as("decisions in flight when their clients went away").isPositive();
+		assertThat(recorded).as("each decision Redis made recorded once").isEqualTo(consumed);
+	}
+
+	private static long recorded(RateLimitCounters.Counts counts) {
+		return counts.allowed() + counts.denied() + counts.failed();
+	}
+
+	/** Pauses Redis' clients; the pause is in effect when this returns. */
+	private static void pauseRedis(int millis) {
+		server.bean(StringRedisTemplate.class)
+			.execute((RedisCallback<Object>) (connection) -> connection.execute("CLIENT",
+					"PAUSE".getBytes(StandardCharsets.US_ASCII),
+					Integer.toString(millis).getBytes(StandardCharsets.US_ASCII)));
+	}
+
+	/**
 	 * Sends, in turn, requests that Redis admits and requests refused (by the filter and by {@code @RateLimited}),
 	 * mostly by the deny cache, on kept-alive connections.
 	 */
@@ -206,6 +317,12 @@ class KeepAliveWebFluxTests {
 		@RateLimited(name = "annotated", limits = LIMIT + "/1d")
 		@RequestMapping("/annotated")
 		public Mono<String> annotated() {
+			return Mono.just("annotated");
+		}
+
+		@RateLimited(name = "annotated-leaving", limits = LEAVING_LIMIT + "/1d")
+		@RequestMapping("/annotated-leaving")
+		public Mono<String> annotatedLeaving() {
 			return Mono.just("annotated");
 		}
 
