@@ -5,6 +5,8 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
 
@@ -24,6 +26,9 @@ public final class StorageKeys {
 
 	/** The longest client part, in UTF-8 bytes, kept as given. */
 	public static final int MAX_CLIENT_BYTES = 64;
+
+	/** The bytes of a client's SHA-256 that {@link #hashed(String)} keeps: 128 bits. */
+	private static final int HASHED_BYTES = 16;
 
 	private final String base;
 
@@ -120,6 +125,21 @@ public final class StorageKeys {
 			return client;
 		}
 		return "#" + HexFormat.of().formatHex(sha256(bytes));
+	}
+
+	/**
+	 * A client's key in the form that stands for it wherever the key may be a secret (an API key): {@code #} and the
+	 * first 128 bits of its SHA-256 (over its code points, as {@link #clientPart(String)} hashes), in unpadded
+	 * base64url. The same key always gives the same 23 characters, none of them ':', '{' or '}', so the form is kept
+	 * as given in a storage key; two keys share one only by a collision of 128 bits, which no number of clients comes
+	 * near, and the key cannot be read back from it.
+	 * @param client the client's key
+	 * @return its hashed form
+	 */
+	public static String hashed(String client) {
+		byte[] digest = sha256(hasUnpairedSurrogate(client) ? codePointBytes(client)
+				: client.getBytes(StandardCharsets.UTF_8));
+		return "#" + Base64.getUrlEncoder().withoutPadding().encodeToString(Arrays.copyOf(digest, HASHED_BYTES));
 	}
 
 	private static boolean hasUnpairedSurrogate(String client) {

@@ -104,6 +104,40 @@ class StorageKeysTests {
 		assertThat(StorageKeys.clientPart("\uD800a")).startsWith("#").hasSize(65);
 	}
 
+	/**
+	 * The hashed form of a key is pinned too: a client whose key is a secret is counted under it, and an upgrade that
+	 * changed it would count every such client afresh and lose its override.
+	 */
+	@Test
+	void hashedKeysArePinnedAcrossReleases() {
+		assertThat(StorageKeys.hashed("key-alice")).isEqualTo("#h4ROwLDXOOiWKGQFiKyqSA");
+		assertThat(StorageKeys.hashed("")).isEqualTo("#47DEQpj8HBSa-_TImW-5JA");
+		assertThat(new StorageKeys("ratelimit", this.policy).keys(StorageKeys.hashed("key-alice"))).containsExactly(
+				"ratelimit:orders:d8dd466d:{#h4ROwLDXOOiWKGQFiKyqSA}:0",
+				"ratelimit:orders:d8dd466d:{#h4ROwLDXOOiWKGQFiKyqSA}:1");
+	}
+
+	@Test
+	void hashedKeysAreShortStorableAndHideTheKey() {
+		String secret = "sk-live-" + "7Hq2".repeat(20);
+		String hashed = StorageKeys.hashed(secret);
+		assertThat(hashed).hasSize(23).startsWith("#").matches("#[A-Za-z0-9_-]{22}").doesNotContain("7Hq2");
+		assertThat(StorageKeys.clientPart(hashed)).isEqualTo(hashed);
+		assertThat(StorageKeys.hashed(secret)).isEqualTo(hashed);
+		assertThat(StorageKeys.hashed("{" + secret + "}")).matches("#[A-Za-z0-9_-]{22}");
+	}
+
+	@Test
+	void hashedKeysOfDifferentClientsDiffer() {
+		List<String> clients = new ArrayList<>(AbstractRateLimiterBackendTests.hostileKeys());
+		clients.addAll(List.of("\uD800", "\uDC00", "?", "\uD800a", "?a", "\uD800\uDC00", "a", "A", "a ", " a"));
+		for (int i = 0; i < 10_000; i++) {
+			clients.add("key-" + i);
+		}
+		List<String> distinct = clients.stream().distinct().toList();
+		assertThat(distinct.stream().map(StorageKeys::hashed)).doesNotHaveDuplicates();
+	}
+
 	@Test
 	void hostileClientsGetDistinctKeys() {
 		List<String> clients = AbstractRateLimiterBackendTests.hostileKeys();

@@ -82,6 +82,12 @@ final class ConfiguredPolicies {
 	}
 
 	private PolicyDefinition definition(String name, RateLimitProperties.PolicyProperties settings) {
+		PolicyDefinition definition = mapped(name, settings);
+		Boolean hashKeys = settings.getHashKeys();
+		return (hashKeys != null) ? definition.withHashedKeys(hashKeys) : definition;
+	}
+
+	private PolicyDefinition mapped(String name, RateLimitProperties.PolicyProperties settings) {
 		String prefix = "ratelimit.policies." + name + ".";
 		Algorithm algorithm = (settings.getAlgorithm() != null) ? settings.getAlgorithm()
 				: this.properties.getAlgorithm();

@@ -465,6 +465,13 @@ public class RateLimitProperties {
 		private String key = "ip";
 
 		/**
+		 * Whether clients' keys are stored (in Redis and the overrides), logged and shown by the endpoint only as a
+		 * hash, since they may be secrets. Defaults to true for 'header:', 'param:' and 'expr:' keys and false for
+		 * the others; set false for keys that are no secret (a tenant id) to see them as they are.
+		 */
+		private @Nullable Boolean hashKeys;
+
+		/**
 		 * Path patterns (Spring PathPattern syntax) the web filter applies this policy to. A policy without
 		 * paths is only applied by @RateLimited.
 		 */
@@ -536,6 +543,14 @@ public class RateLimitProperties {
 
 		public void setKey(String key) {
 			this.key = key;
+		}
+
+		public @Nullable Boolean getHashKeys() {
+			return this.hashKeys;
+		}
+
+		public void setHashKeys(@Nullable Boolean hashKeys) {
+			this.hashKeys = hashKeys;
 		}
 
 		public List<String> getPaths() {

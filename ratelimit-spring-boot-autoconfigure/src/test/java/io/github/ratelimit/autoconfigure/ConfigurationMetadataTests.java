@@ -54,8 +54,8 @@ class ConfigurationMetadataTests {
 			"ratelimit.filter.order", "ratelimit.filter.principal-order", "ratelimit.ip.ipv4-prefix-length",
 			"ratelimit.ip.ipv6-prefix-length",
 			"ratelimit.overrides.refresh-interval", "ratelimit.overrides.maximum",
-			"ratelimit.policies", POLICY + "limits", POLICY + "algorithm", POLICY + "key", POLICY + "paths",
-			POLICY + "exclude-paths", POLICY + "methods", POLICY + "cost", POLICY + "failure-mode",
+			"ratelimit.policies", POLICY + "limits", POLICY + "algorithm", POLICY + "key", POLICY + "hash-keys",
+			POLICY + "paths", POLICY + "exclude-paths", POLICY + "methods", POLICY + "cost", POLICY + "failure-mode",
 			POLICY + "shadow", POLICY + "plan", POLICY + "default-plan", POLICY + "plans", PLAN + "limits",
 			PLAN + "algorithm", PLAN + "cost" })
 	void propertyShouldBeDocumented(String name) throws IOException {

@@ -72,6 +72,17 @@ class InvalidConfigurationStartupTests {
 		assertThat(output).contains("APPLICATION FAILED TO START").contains("ratelimit.policies.hello.path");
 	}
 
+	@Test
+	void startUpWithAHashKeysThatIsNoBooleanShouldReportTheProperty(CapturedOutput output) {
+		SpringApplicationBuilder application = new SpringApplicationBuilder(InvalidConfigurationApplication.class)
+			.web(WebApplicationType.NONE)
+			.properties("ratelimit.backend=in-memory", "ratelimit.policies.hello.limits=5/1s",
+					"ratelimit.policies.hello.key=header:X-Api-Key", "ratelimit.policies.hello.hash-keys=sometimes");
+		assertThatExceptionOfType(Exception.class).isThrownBy(application::run);
+		assertThat(output).contains("APPLICATION FAILED TO START").contains("ratelimit.policies.hello.hash-keys")
+			.contains("sometimes");
+	}
+
 	/**
 	 * The application, its failure analyzers loaded with this module's {@code spring.factories} after Spring
 	 * Boot's, as in an application whose classpath lists the starter after Spring Boot's jars: the analyzers of the

@@ -3,6 +3,7 @@ package io.github.ratelimit.operations;
 import java.net.http.HttpResponse;
 import java.util.UUID;
 
+import io.github.ratelimit.core.StorageKeys;
 import io.github.ratelimit.test.HttpProbe;
 import io.github.ratelimit.test.TestRedisProperties;
 import org.junit.jupiter.api.Test;
@@ -103,7 +104,7 @@ class OperationsEndpointTests {
 		}
 		HttpResponse<String> read = http.get("/actuator/ratelimits/hello/" + client);
 		assertThat(read.statusCode()).isEqualTo(200);
-		assertThat(body(read).get("key").asString()).isEqualTo(client);
+		assertThat(body(read).get("key").asString()).isEqualTo(StorageKeys.hashed(client));
 		assertThat(body(read).get("remaining").asLong()).isZero();
 		HttpResponse<String> reset = http.delete("/actuator/ratelimits/hello/" + client);
 		assertThat(reset.statusCode()).isEqualTo(200);

@@ -10,7 +10,7 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * A small application for the operations tests: one filtered path and annotated methods.
+ * A small application for the operations tests: filtered paths and annotated methods.
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
@@ -34,6 +34,12 @@ class OperationsTestApplication {
 		@RateLimited(name = "listed", limits = "2/1h")
 		Map<String, String> listed() {
 			return Map.of("message", "listed");
+		}
+
+		@GetMapping("/keyed")
+		@RateLimited(name = "keyed", limits = "100/1h")
+		Map<String, String> keyed() {
+			return Map.of("message", "keyed");
 		}
 
 	}

@@ -6,6 +6,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import io.github.ratelimit.core.StorageKeys;
 import io.github.ratelimit.test.EmbeddedRedisSentinel;
 import io.github.ratelimit.test.TestRedis;
 import org.junit.jupiter.api.AfterAll;
@@ -121,8 +122,9 @@ class SentinelFailoverTests {
 		return statuses;
 	}
 
+	/** The keys of a client on one node, under its key as the policy keeps it (a header's, hashed). */
 	private static List<String> keysOn(int port, String client) {
-		return sentinel.on(port, (redis) -> redis.keys(KEY_PREFIX + ":hello:*:{" + client + "}:*"));
+		return sentinel.on(port, (redis) -> redis.keys(KEY_PREFIX + ":hello:*:{" + StorageKeys.hashed(client) + "}:*"));
 	}
 
 }

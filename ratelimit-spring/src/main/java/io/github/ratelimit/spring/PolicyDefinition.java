@@ -8,6 +8,7 @@ import java.util.concurrent.CompletionStage;
 
 import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.core.StorageKeys;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.BeanFactory;
@@ -17,6 +18,11 @@ import org.springframework.beans.factory.BeanFactory;
  * the backend cannot answer, and its plans, each what a decision runs on ({@link PolicyPlan}: limits and algorithm, a
  * limiter, a cost). A policy without plans has one, its own limits; a policy with plans picks a client's
  * ({@link #planForAsync}) before the client is decided.
+ * <p>
+ * A client's key may be a secret (an API key in a header): a policy that {@linkplain #hashesKeys() hashes keys}
+ * stores, logs and shows each only in its hashed form ({@link #storedKey(String)}; the address of a client it counts
+ * by address, having found no key, stays readable), and every decision, override, remembered refusal, lease and
+ * reset of the client is kept under that form; only the plan resolver sees the key as it was found.
  */
 public final class PolicyDefinition {
 
@@ -38,9 +44,11 @@ public final class PolicyDefinition {
 
 	private final PolicyPlans plans;
 
+	private final boolean hashesKeys;
+
 	private PolicyDefinition(String name, String keyStrategy, KeyResolver keyResolver, List<String> paths,
 			List<String> excludePaths, Set<String> methods, FailureMode failureMode, boolean shadow,
-			PolicyPlans plans) {
+			PolicyPlans plans, boolean hashesKeys) {
 		this.name = name;
 		this.keyStrategy = keyStrategy;
 		this.keyResolver = keyResolver;
@@ -50,6 +58,7 @@ public final class PolicyDefinition {
 		this.failureMode = failureMode;
 		this.shadow = shadow;
 		this.plans = plans;
+		this.hashesKeys = hashesKeys;
 	}
 
 	/**
@@ -71,7 +80,8 @@ public final class PolicyDefinition {
 			List<String> paths, List<String> excludePaths, Set<String> methods, long cost, FailureMode failureMode,
 			boolean shadow) {
 		return new PolicyDefinition(policy.name(), keyStrategy, keyResolver, paths, excludePaths, methods,
-				failureMode, shadow, PolicyPlans.of(new PolicyPlan(policy, limiter, cost)));
+				failureMode, shadow, PolicyPlans.of(new PolicyPlan(policy, limiter, cost)),
+				RequestKeyResolvers.mayBeSecret(keyStrategy));
 	}
 
 	/**
@@ -97,7 +107,19 @@ public final class PolicyDefinition {
 			boolean shadow, String planStrategy, PlanResolver planResolver, Map<String, PolicyPlan> plans,
 			String defaultPlan) {
 		return new PolicyDefinition(name, keyStrategy, keyResolver, paths, excludePaths, methods, failureMode, shadow,
-				PolicyPlans.of(planStrategy, planResolver, plans, defaultPlan));
+				PolicyPlans.of(planStrategy, planResolver, plans, defaultPlan),
+				RequestKeyResolvers.mayBeSecret(keyStrategy));
+	}
+
+	/**
+	 * The same policy with its clients' keys hashed or not, whatever its key strategy: by default they are when the
+	 * strategy's keys may be secrets ({@code header:}, {@code param:}, {@code expr:}) and not otherwise.
+	 * @param hashed whether the keys are stored, logged and shown only in their hashed form
+	 * @return the policy
+	 */
+	public PolicyDefinition withHashedKeys(boolean hashed) {
+		return new PolicyDefinition(this.name, this.keyStrategy, this.keyResolver, this.paths, this.excludePaths,
+				this.methods, this.failureMode, this.shadow, this.plans, hashed);
 	}
 
 	/**
@@ -130,6 +152,28 @@ public final class PolicyDefinition {
 	 */
 	public String keyStrategy() {
 		return this.keyStrategy;
+	}
+
+	/**
+	 * Whether the policy stores, logs and shows its clients' keys only in their hashed form.
+	 * @return whether it hashes keys
+	 */
+	public boolean hashesKeys() {
+		return this.hashesKeys;
+	}
+
+	/**
+	 * A client's key as the policy keeps it: stored in the backend and the overrides, remembered by the deny cache,
+	 * logged and shown by the endpoint. For a policy that {@linkplain #hashesKeys() hashes keys}, its hashed form
+	 * ({@link StorageKeys#hashed(String)}), except the key of a client counted by its address because the strategy
+	 * found no key ({@code ip:<address>}, which no key found can look like: see
+	 * {@link RequestKeyResolvers#orIp(KeyResolver, IpKeys)}); else the key as it is.
+	 * @param key the client's key, as its key strategy found it (or an operator names it)
+	 * @return the key as kept
+	 */
+	public String storedKey(String key) {
+		return (this.hashesKeys && !key.startsWith(RequestKeyResolvers.FALLBACK_PREFIX)) ? StorageKeys.hashed(key)
+				: key;
 	}
 
 	/**
@@ -245,7 +289,8 @@ public final class PolicyDefinition {
 
 	@Override
 	public String toString() {
-		return "PolicyDefinition[" + this.name + ", key " + this.keyStrategy + ", plans " + plans() + "]";
+		return "PolicyDefinition[" + this.name + ", key " + this.keyStrategy + (this.hashesKeys ? " (hashed)" : "")
+				+ ", plans " + plans() + "]";
 	}
 
 }

@@ -54,6 +54,10 @@ import org.springframework.core.NestedExceptionUtils;
  * the limiter, nor a {@link LinkageError}, reaches the caller; only another {@link Error} (out of memory, a stack
  * overflow) does.
  * <p>
+ * A client is decided, remembered and reset under its key {@linkplain PolicyDefinition#storedKey(String) as its
+ * policy keeps it} (hashed, where the key may be a secret): callers give the key as its strategy found it, and this is
+ * the one place that turns it into the kept one.
+ * <p>
  * Each decision is an {@link Observation} ({@code ratelimit.decision}) on the registry given to
  * {@link #observeWith}, whose scope is open while the backend's call is made, so that the backend's own
  * observations (Lettuce's commands) are its children. Without a registry, or while it has no handler, decisions
@@ -169,7 +173,7 @@ public class RateLimitEnforcer {
 	 * @param policy the policy
 	 * @param requested the client's plan of it ({@link PolicyDefinition#planForAsync}), which the client's override,
 	 * if any, replaces
-	 * @param key the client's key
+	 * @param key the client's key, as its key strategy found it
 	 * @param permits the request's cost
 	 * @return the outcome, when known
 	 */
@@ -190,15 +194,16 @@ public class RateLimitEnforcer {
 
 	private CompletionStage<RateLimitOutcome> observedAsync(PolicyDefinition policy, PolicyPlan requested, String key,
 			long permits) {
+		String stored = policy.storedKey(key);
 		if (this.observations.isNoop()) {
-			return decideAsync(policy, requested, key, permits);
+			return decideAsync(policy, requested, stored, permits);
 		}
 		RateLimitObservationContext context = new RateLimitObservationContext(policy.name(), requested.planTag(),
 				this.backend.name());
 		Observation observation = observation(context).start();
 		CompletionStage<RateLimitOutcome> outcome;
 		try (Observation.Scope scope = observation.openScope()) {
-			outcome = decideAsync(policy, requested, key, permits);
+			outcome = decideAsync(policy, requested, stored, permits);
 		}
 		catch (RuntimeException | Error ex) {
 			observation.error(ex);
@@ -223,7 +228,7 @@ public class RateLimitEnforcer {
 	 * @param policy the policy
 	 * @param requested the client's plan of it ({@link PolicyDefinition#planForAsync}), which the client's override,
 	 * if any, replaces
-	 * @param key the client's key
+	 * @param key the client's key, as its key strategy found it
 	 * @param permits the permits the request consumes
 	 * @param parent the observation to observe the decision under, as {@link #currentObservation()} gave it, or
 	 * {@code null} for the one in scope
@@ -440,7 +445,7 @@ public class RateLimitEnforcer {
 	 * Forgets a client's state under a policy (under each of its plans, and its override), in the backend and in this
 	 * instance's deny cache.
 	 * @param policy the policy
-	 * @param key the client's key
+	 * @param key the client's key, as its key strategy finds it
 	 */
 	public void reset(PolicyDefinition policy, String key) {
 		List<PolicyPlan> scopes = new ArrayList<>(policy.plans());
@@ -448,10 +453,11 @@ public class RateLimitEnforcer {
 		if (!scopes.contains(overridden)) {
 			scopes.add(overridden);
 		}
+		String stored = policy.storedKey(key);
 		for (PolicyPlan scope : scopes) {
-			scope.limiter().reset(key);
+			scope.limiter().reset(stored);
 			if (this.denyCache != null) {
-				this.denyCache.forget(scope.scope(), key);
+				this.denyCache.forget(scope.scope(), stored);
 			}
 		}
 	}
@@ -459,13 +465,14 @@ public class RateLimitEnforcer {
 	/**
 	 * The plan that decides a client now: its plan, or its override.
 	 * @param policy the policy
-	 * @param key the client's key
+	 * @param key the client's key, as its key strategy finds it (the plan resolver is given it so)
 	 * @param request the request, or {@code null} to ask the plan resolver without one
 	 * @return the plan, when known (the plan resolver never fails it: its default plan applies)
 	 */
 	public CompletionStage<PolicyPlan> planFor(PolicyDefinition policy, String key,
 			@Nullable RateLimitRequest request) {
-		return policy.planForAsync(key, request).thenApply((plan) -> overridden(plan, key));
+		String stored = policy.storedKey(key);
+		return policy.planForAsync(key, request).thenApply((plan) -> overridden(plan, stored));
 	}
 
 	/**

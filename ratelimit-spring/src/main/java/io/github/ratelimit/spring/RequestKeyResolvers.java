@@ -66,6 +66,19 @@ public final class RequestKeyResolvers {
 	}
 
 	/**
+	 * Whether the keys of a configured key strategy may be secrets, and are therefore hashed unless the policy says
+	 * otherwise: those of {@code header:}, {@code param:} and {@code expr:}, which read what the client sends (an API
+	 * key, a token). Addresses, the global key, principals' names and a {@code bean:} resolver's keys (the
+	 * application's own choice) are kept readable.
+	 * @param strategy the strategy as configured
+	 * @return whether its keys are hashed by default
+	 */
+	static boolean mayBeSecret(String strategy) {
+		String trimmed = strategy.trim();
+		return trimmed.startsWith("header:") || trimmed.startsWith("param:") || trimmed.startsWith("expr:");
+	}
+
+	/**
 	 * The client's IP address as the server reports it, grouped by the {@linkplain IpKeys#DEFAULT default prefixes}.
 	 * @return the resolver
 	 */

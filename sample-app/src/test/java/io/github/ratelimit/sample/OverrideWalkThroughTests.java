@@ -3,6 +3,7 @@ package io.github.ratelimit.sample;
 import java.time.Duration;
 import java.util.UUID;
 
+import io.github.ratelimit.core.StorageKeys;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -45,7 +46,7 @@ class OverrideWalkThroughTests {
 			.exchange()
 			.expectStatus().isOk()
 			.expectBody()
-			.jsonPath("$.key").isEqualTo(apiKey)
+			.jsonPath("$.key").isEqualTo(StorageKeys.hashed(apiKey))
 			.jsonPath("$.capacity").isEqualTo(50)
 			.jsonPath("$.plan").isEqualTo("free")
 			.jsonPath("$.override.setBy").isEqualTo("admin");

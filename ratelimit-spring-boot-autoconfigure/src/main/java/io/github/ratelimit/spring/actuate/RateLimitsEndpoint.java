@@ -50,6 +50,11 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
  * A client counted by its address is named by any of its addresses: under a policy keyed by {@code ip}, and in an
  * {@code ip:<address>} fallback key, the address is turned into its key the way requests' are ({@link IpKeys}), so
  * {@code 2001:db8:1:2::7} names the client {@code 2001:db8:1:2::/64}, whose key no URL path could hold.
+ * <p>
+ * Under a policy that {@linkplain PolicyDefinition#hashesKeys() hashes its keys} (by default those keyed by a header,
+ * a parameter or an expression, which may be secrets), a client is still named by its key as sent, and every answer
+ * and log line shows only the key's hashed form ({@link PolicyDefinition#storedKey(String)}), under which its
+ * override is kept too.
  */
 @Endpoint(id = "ratelimits", defaultAccess = Access.READ_ONLY)
 public class RateLimitsEndpoint {
@@ -225,9 +230,9 @@ public class RateLimitsEndpoint {
 		String client = clientKey(definition, String.join("/", Arrays.copyOf(path, path.length - 1)));
 		try {
 			OverrideRequest request = OverrideRequest.of(definition, limits, expiresIn);
-			ClientOverride set = this.overrides.set(policy, client, request.limits(), request.expiresIn(),
-					operator(security));
-			logger.info("Rate limit override set by " + set.setBy() + ": policy '" + policy + "', key '" + client
+			ClientOverride set = this.overrides.set(policy, definition.storedKey(client), request.limits(),
+					request.expiresIn(), operator(security));
+			logger.info("Rate limit override set by " + set.setBy() + ": policy '" + policy + "', key '" + set.key()
 					+ "', limits " + set.limits() + ", "
 					+ ((set.expiresAt() != null) ? "expires at " + set.expiresAt() + " (in " + request.expiresIn()
 							+ ")" : "no expiry"));
@@ -269,9 +274,10 @@ public class RateLimitsEndpoint {
 		}
 		String client = clientKey(definition, String.join("/", Arrays.copyOf(path, path.length - 1)));
 		try {
-			ClientOverride removed = this.overrides.remove(policy, client);
+			String stored = definition.storedKey(client);
+			ClientOverride removed = this.overrides.remove(policy, stored);
 			logger.info("Rate limit override removed by " + operator(security) + ": policy '" + policy + "', key '"
-					+ client + "'" + ((removed != null) ? ", was limits " + removed.limits() : ", had none"));
+					+ stored + "'" + ((removed != null) ? ", was limits " + removed.limits() : ", had none"));
 			return new WebEndpointResponse<>(state(definition, client));
 		}
 		catch (RuntimeException ex) {
@@ -343,7 +349,7 @@ public class RateLimitsEndpoint {
 				ownSettings ? Long.toString(own.cost()) : distinct(uses, PolicyUse::cost),
 				lowerCase(policy.failureMode()), policy.shadow(), uses, counts.allowed(), counts.denied(),
 				counts.failed(), plans(policy), defaultPlan(policy), this.overrides.list(policy.name()).size(),
-				LeaseReport.of(own, this.leases.find(policy.name())));
+				LeaseReport.of(own, this.leases.find(policy.name())), policy.hashesKeys());
 	}
 
 	private static Map<String, PlanReport> plans(PolicyDefinition policy) {
@@ -370,14 +376,18 @@ public class RateLimitsEndpoint {
 		return uses.stream().map(value).distinct().collect(Collectors.joining(" | "));
 	}
 
-	/** The state of a client as it is decided now: under its plan, or its override. */
+	/**
+	 * The state of a client as it is decided now: under its plan, or its override; shown under its key as the policy
+	 * keeps it.
+	 */
 	private ClientState state(PolicyDefinition policy, String key) {
 		PolicyPlan decided = this.enforcer.planFor(policy, key, null).toCompletableFuture().join();
-		Decision decision = decided.limiter().peek(key);
-		ClientOverride override = this.overrides.find(policy.name(), key);
+		String stored = policy.storedKey(key);
+		Decision decision = decided.limiter().peek(stored);
+		ClientOverride override = this.overrides.find(policy.name(), stored);
 		String plan = (override != null) ? policy.planForAsync(key, null).toCompletableFuture().join().plan()
 				: decided.plan();
-		return new ClientState(policy.name(), key, decision.limit().toString(), decision.limit().capacity(),
+		return new ClientState(policy.name(), stored, decision.limit().toString(), decision.limit().capacity(),
 				decision.remaining(), decision.resetAfterSeconds(),
 				decision.allowed() ? 0 : decision.retryAfterSeconds(), plan,
 				(override != null) ? OverrideReport.of(override) : null);
@@ -418,11 +428,12 @@ public class RateLimitsEndpoint {
 	 * @param defaultPlan the plan of clients the plan strategy names none for, {@code null} without plans
 	 * @param overrides the number of clients with an override of the policy
 	 * @param lease how the policy leases its permits and what its leases did, {@code null} when it does not lease
+	 * @param hashKeys whether clients' keys are kept, logged and shown only in their hashed form
 	 */
 	public record PolicyReport(String algorithm, List<String> limits, String key, List<String> paths,
 			List<String> excludePaths, List<String> methods, String cost, String failureMode, boolean shadow,
 			List<PolicyUse> annotations, long allowed, long denied, long failed, Map<String, PlanReport> plans,
-			@Nullable String defaultPlan, int overrides, @Nullable LeaseReport lease) {
+			@Nullable String defaultPlan, int overrides, @Nullable LeaseReport lease, boolean hashKeys) {
 	}
 
 	/**
@@ -478,7 +489,7 @@ public class RateLimitsEndpoint {
 	/**
 	 * A client's override.
 	 *
-	 * @param key the client's key
+	 * @param key the client's key as its policy keeps it (its hashed form, where the policy hashes keys)
 	 * @param limits the client's limits
 	 * @param expiresAt when the override ends (ISO-8601, Redis' clock for the Redis backend), {@code null} for never
 	 * @param setBy who set it
@@ -499,7 +510,7 @@ public class RateLimitsEndpoint {
 	 * A client's state under a policy, for the limit that binds.
 	 *
 	 * @param policy the policy name
-	 * @param key the client's key
+	 * @param key the client's key as its policy keeps it (its hashed form, where the policy hashes keys)
 	 * @param limit the binding limit, such as {@code 5/10s}
 	 * @param capacity that limit's capacity
 	 * @param remaining the permits left

@@ -2,6 +2,7 @@ package io.github.ratelimit.spring.web.reactive;
 
 import java.util.UUID;
 
+import io.github.ratelimit.core.StorageKeys;
 import io.github.ratelimit.test.OwnReactorResources;
 import io.github.ratelimit.test.RunningServer;
 import io.github.ratelimit.test.TestRedisProperties;
@@ -17,7 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * An override set through the endpoint of a WebFlux application on Redis applies to its WebFilter, and is removed
  * there too; under BlockHound, so neither the endpoint's write nor a decision blocks an event loop. The endpoint names
- * the client as on Spring MVC, although WebFlux passes it the policy's segment of the path with the key's.
+ * the client as on Spring MVC, although WebFlux passes it the policy's segment of the path with the key's, and shows
+ * it hashed, as a header's keys are.
  */
 class OverridesWebFluxTests {
 
@@ -41,10 +43,11 @@ class OverridesWebFluxTests {
 	@Test
 	void anOverrideAppliesToTheWebFilter() {
 		String client = "client-" + UUID.randomUUID();
+		String hashed = StorageKeys.hashed(client);
 		WireResponse set = WireResponse.sendJson(server.port(), "POST",
 				"/actuator/ratelimits/hello/" + client + "/override", "{\"limits\": \"4/1h\"}");
 		assertThat(set.status()).as(set.toString()).isEqualTo(200);
-		assertThat(set.body()).as(set.toString()).contains("\"key\":\"" + client + "\"", "\"capacity\":4");
+		assertThat(set.body()).as(set.toString()).contains("\"key\":\"" + hashed + "\"", "\"capacity\":4");
 		int admitted = 0;
 		for (int i = 0; i < 6; i++) {
 			WireResponse response = WireResponse.get(server.port(), "/hello", "X-Client", client);
@@ -53,7 +56,7 @@ class OverridesWebFluxTests {
 		}
 		assertThat(admitted).isEqualTo(4);
 		assertThat(WireResponse.get(server.port(), "/actuator/ratelimits/hello/" + client).body())
-			.contains("\"key\":\"" + client + "\"", "\"remaining\":0");
+			.contains("\"key\":\"" + hashed + "\"", "\"remaining\":0");
 
 		WireResponse removed = WireResponse.send(server.port(), "DELETE",
 				"/actuator/ratelimits/hello/" + client + "/override");
