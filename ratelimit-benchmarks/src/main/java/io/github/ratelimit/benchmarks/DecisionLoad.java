@@ -13,10 +13,13 @@ import com.sun.management.OperatingSystemMXBean;
 
 /**
  * A timed loop: a number of threads decide for random clients as fast as they can; decisions made during the
- * warm-up are discarded and the rest are counted over the measured interval, together with the JVM's CPU time and
- * what Redis reports about the same interval.
+ * warm-up are discarded and the rest are counted over the measured interval (drawn out, if need be, until a call has
+ * ended in it), together with the JVM's CPU time and what Redis reports about the same interval.
  */
 final class DecisionLoad {
+
+	/** The longest a measured interval is drawn out for its first decision. */
+	private static final Duration MOST_TO_WAIT_FOR_A_DECISION = Duration.ofSeconds(30);
 
 	/** Clients the load spreads over. */
 	static final int KEYS = 10_000;
@@ -76,6 +79,12 @@ final class DecisionLoad {
 			long startCpu = OS.getProcessCpuTime();
 			long start = System.nanoTime();
 			Thread.sleep(this.measure.toMillis());
+			// an interval in which no call ended (a short one on a loaded machine) measures nothing: it lasts until one
+			// has, so that every measurement has a rate
+			long deadline = start + MOST_TO_WAIT_FOR_A_DECISION.toNanos();
+			while (decisions.sum() + errors.sum() == startDecisions + startErrors && System.nanoTime() - deadline < 0) {
+				Thread.sleep(1);
+			}
 			long made = decisions.sum() - startDecisions;
 			long failed = errors.sum() - startErrors;
 			long cpu = OS.getProcessCpuTime() - startCpu;
