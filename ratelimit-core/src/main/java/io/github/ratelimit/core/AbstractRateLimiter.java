@@ -38,8 +38,8 @@ public abstract class AbstractRateLimiter implements RateLimiter {
 	/**
 	 * {@inheritDoc}
 	 * <p>
-	 * Validates the request, refuses a cost above the policy's smallest capacity without calling the backend, then
-	 * asks the backend's {@link #evaluate} hook.
+	 * Validates the request, refuses a cost above the policy's smallest capacity without consuming anything (see
+	 * {@link #unsatisfiable}), then asks the backend's {@link #evaluate} hook.
 	 * @throws IllegalArgumentException when the key is null or empty or {@code permits} below 1
 	 */
 	@Override
@@ -47,7 +47,7 @@ public abstract class AbstractRateLimiter implements RateLimiter {
 		checkKey(key);
 		checkPermits(permits);
 		if (permits > this.smallestCapacity) {
-			return CompletableFuture.completedFuture(unsatisfiable(permits));
+			return unsatisfiable(key, permits);
 		}
 		return call(() -> evaluate(key, permits, true)).thenApply((outcomes) -> Decision.of(outcomes, permits));
 	}
@@ -56,7 +56,7 @@ public abstract class AbstractRateLimiter implements RateLimiter {
 	 * {@inheritDoc}
 	 * <p>
 	 * Validates the request, refuses a minimum above the policy's smallest capacity as {@link #tryAcquire} would
-	 * (without calling the backend; such a refusal has {@code takenAtMicros} 0), takes a maximum above that capacity as
+	 * (without consuming anything; such a refusal has {@code takenAtMicros} 0), takes a maximum above that capacity as
 	 * the capacity, then asks the backend's {@link #lease} hook.
 	 * @throws IllegalArgumentException when the key is null or empty, {@code minimum} is below 1 or {@code maximum}
 	 * below {@code minimum}
@@ -71,7 +71,7 @@ public abstract class AbstractRateLimiter implements RateLimiter {
 					"Maximum permits of a lease must be at least its minimum " + minimum + ", was " + maximum);
 		}
 		if (minimum > this.smallestCapacity) {
-			return CompletableFuture.completedFuture(new LeaseGrant(0, unsatisfiable(minimum), 0));
+			return unsatisfiable(key, minimum).thenApply((refused) -> new LeaseGrant(0, refused, 0));
 		}
 		return call(() -> lease(key, minimum, Math.min(maximum, this.smallestCapacity)));
 	}
@@ -136,17 +136,27 @@ public abstract class AbstractRateLimiter implements RateLimiter {
 	}
 
 	/**
-	 * The refusal of a request that costs more than a limit's capacity, decided before any state is read or written
-	 * (so backends never see a cost above a capacity, and Redis is not called). Its limits report no state: remaining
-	 * 0 and waits of a whole period.
+	 * The refusal of a request that costs more than a limit's capacity, which no wait can admit. It consumes nothing
+	 * and reports the client's state as it is: the backend's {@link #evaluate} hook is asked for one permit without
+	 * consuming (backends never see a cost above a capacity), so {@code remaining}, {@code resetAfter} and
+	 * {@code nextPermitAfter} are the client's own (a full bucket of 5 refusing a cost of 6: remaining 5, reset 0) and
+	 * {@code retryAfter} is the limit's period, as for every such refusal. When that state cannot be read (the backend
+	 * failed), the refusal stands all the same, since it needs no state, and reports none of its own: remaining 0 and
+	 * waits of a whole period.
 	 */
-	private Decision unsatisfiable(long permits) {
+	private CompletionStage<Decision> unsatisfiable(String key, long permits) {
+		return call(() -> evaluate(key, 1, false)).handle((outcomes, failure) -> Decision
+			.of((outcomes != null && failure == null) ? outcomes : stateless(), permits));
+	}
+
+	/** Every limit's outcome with no state read: nothing remaining, a whole period to wait and to reset. */
+	private List<LimitDecision> stateless() {
 		List<LimitDecision> outcomes = new ArrayList<>(this.policy.limits().size());
 		for (Limit limit : this.policy.limits()) {
 			long period = limit.periodMicros();
-			outcomes.add(new LimitDecision(limit, permits <= limit.capacity(), 0, period, period, period));
+			outcomes.add(new LimitDecision(limit, false, 0, period, period, period));
 		}
-		return Decision.of(outcomes, permits);
+		return outcomes;
 	}
 
 	/**

@@ -13,8 +13,9 @@ import java.util.List;
  * @param limit the limit that binds
  * @param remaining the permits left under that limit, at least 0
  * @param retryAfter how long until this request could succeed; zero when allowed. When the request can never succeed
- * ({@code satisfiable} is false) this is the limit's period: such a request is refused before any state is read, so
- * it then reports {@code remaining} 0 and a period for {@code resetAfter} and {@code nextPermitAfter} too
+ * ({@code satisfiable} is false) this is the limit's period, a stand-in for "never": such a request consumes nothing,
+ * and reports the client's state under the limit its cost exceeds as it is ({@code remaining}, {@code resetAfter},
+ * {@code nextPermitAfter}), or, when the backend could not read it, {@code remaining} 0 and a period for both waits
  * @param resetAfter how long until that limit is fully replenished
  * @param nextPermitAfter how long until that limit has more permits than {@code remaining}: draft-10's {@code t},
  * the time until additional quota is available; zero when the limit is full. Never longer than {@code retryAfter} for

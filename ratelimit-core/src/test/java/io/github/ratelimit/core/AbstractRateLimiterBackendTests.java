@@ -261,15 +261,41 @@ public abstract class AbstractRateLimiterBackendTests {
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
 	void costAboveCapacityIsDeniedAsNeverSatisfiable(Algorithm algorithm) {
-		RateLimiter limiter = limiter(algorithm, "10/1h");
+		Limit limit = window(algorithm, "10/1h");
+		RateLimiter limiter = limiter(algorithm, limit);
 		Decision decision = limiter.tryAcquire("client", 11);
 		assertThat(decision.allowed()).isFalse();
 		assertThat(decision.satisfiable()).isFalse();
-		assertThat(decision.retryAfter()).isEqualTo(Duration.ofHours(1));
-		// decided before any state is read: nothing to report but that waiting does not help
-		assertThat(decision.remaining()).isZero();
-		assertThat(decision.violated()).containsExactly(limiter.policy().limits().get(0));
+		// a period stands for "never"; the client's state is read without consuming, and reported as it is: full
+		assertThat(decision.retryAfter()).isEqualTo(limit.period());
+		assertThat(decision.limit()).isEqualTo(limit);
+		assertThat(decision.remaining()).isEqualTo(10);
+		assertThat(decision.resetAfter()).isZero();
+		assertThat(decision.nextPermitAfter()).isZero();
+		assertThat(decision.violated()).containsExactly(limit);
 		assertThat(limiter.peek("client").remaining()).isEqualTo(10);
+		assertThat(retention(limiter, "client")).isNull();
+		assertThat(limiter.tryAcquire("client", 4).allowed()).isTrue();
+		Decision afterFour = limiter.tryAcquire("client", 11);
+		assertThat(afterFour.satisfiable()).isFalse();
+		assertThat(afterFour.remaining()).isEqualTo(6);
+		assertThat(afterFour.resetAfter()).isPositive();
+		assertThat(limiter.peek("client").remaining()).isEqualTo(6);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void costAboveTheSmallestCapacityReportsTheStateOfTheLimitItExceeds(Algorithm algorithm) {
+		Limit burst = window(algorithm, "5/1h");
+		Limit daily = window(algorithm, "100/1d");
+		RateLimiter limiter = limiter(algorithm, daily, burst);
+		Decision decision = limiter.tryAcquire("client", 6);
+		assertThat(decision.satisfiable()).isFalse();
+		assertThat(decision.limit()).isEqualTo(burst);
+		assertThat(decision.remaining()).isEqualTo(5);
+		assertThat(decision.resetAfter()).isZero();
+		assertThat(decision.violated()).containsExactly(burst);
+		assertThat(limiter.peek("client").remaining()).isEqualTo(5);
 		assertThat(retention(limiter, "client")).isNull();
 	}
 

@@ -27,6 +27,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.context.SmartLifecycle;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.RedisCallback;
@@ -39,11 +40,21 @@ import org.springframework.data.redis.core.script.RedisScript;
  * interval, and reads the whole hash only when the version changed; writes are one script each and refresh the
  * writer's copy at once. Expiry is judged on Redis' clock, so instances with skewed clocks agree. While Redis cannot
  * be reached, the last copy stays in force.
+ * <p>
+ * As a {@link SmartLifecycle} of phase {@link #PHASE}, it stops polling when the application stops, before Spring
+ * Data Redis' connection factory stops (phase 0), so that no poll meets a factory that is stopping; a poll the stop
+ * cuts short is not warned of.
  */
-public class RedisClientOverrides implements ClientOverrides, AutoCloseable {
+public class RedisClientOverrides implements ClientOverrides, SmartLifecycle, AutoCloseable {
 
 	/** The name of the polling thread. */
 	public static final String THREAD = "ratelimit-overrides";
+
+	/** The phase polling is stopped in: after the web server's (graceful) stop, before Spring Data Redis'. */
+	public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 4096;
+
+	/** The longest stopping waits for a poll in flight, which it interrupts, to end. */
+	private static final Duration STOP_TIMEOUT = Duration.ofSeconds(1);
 
 	/** The hash field that changes with every change (see {@code overrides-set.lua}). */
 	static final String VERSION = "#version";
@@ -75,6 +86,8 @@ public class RedisClientOverrides implements ClientOverrides, AutoCloseable {
 	private long version = -1;
 
 	private boolean failing;
+
+	private volatile boolean stopping;
 
 	private Set<String> unparsable = Set.of();
 
@@ -198,11 +211,44 @@ public class RedisClientOverrides implements ClientOverrides, AutoCloseable {
 	}
 
 	/**
-	 * Stops polling.
+	 * Does nothing: polling starts with {@link #start(Duration)}, when the bean is created, so that the first requests
+	 * already see the overrides.
+	 */
+	@Override
+	public void start() {
+	}
+
+	/**
+	 * Stops polling, as {@link #close()} does.
+	 */
+	@Override
+	public void stop() {
+		close();
+	}
+
+	@Override
+	public boolean isRunning() {
+		return !this.poller.isShutdown();
+	}
+
+	@Override
+	public int getPhase() {
+		return PHASE;
+	}
+
+	/**
+	 * Stops polling, interrupting a poll in flight and waiting a little for it to end.
 	 */
 	@Override
 	public void close() {
+		this.stopping = true;
 		this.poller.shutdownNow();
+		try {
+			this.poller.awaitTermination(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
 	/**
@@ -276,7 +322,10 @@ public class RedisClientOverrides implements ClientOverrides, AutoCloseable {
 			}
 		}
 		catch (RuntimeException ex) {
-			if (!this.failing) {
+			if (this.stopping) {
+				logger.debug("Rate limit overrides' poll cut short by stopping", ex);
+			}
+			else if (!this.failing) {
 				this.failing = true;
 				logger.warn("Rate limit overrides cannot be read from Redis; the last ones read stay in force until "
 						+ "it answers: " + ex);

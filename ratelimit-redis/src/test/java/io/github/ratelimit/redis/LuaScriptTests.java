@@ -318,9 +318,10 @@ class LuaScriptTests {
 
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
-	void costAboveTheSmallestCapacityIsRefusedWithoutCallingRedis(Algorithm algorithm) throws Exception {
+	void costAboveTheSmallestCapacityIsRefusedWithOneReadThatWritesNothing(Algorithm algorithm) throws Exception {
+		String name = "unsatisfiable-" + UUID.randomUUID();
 		RateLimiter limiter = new RedisRateLimiterBackend(connectionFactory, "ratelimit", TestRedis.TIMEOUT)
-			.create(Policy.of("unsatisfiable-" + UUID.randomUUID(), algorithm, "10/1m", "100/1h"));
+			.create(Policy.of(name, algorithm, "10/1m", "100/1h"));
 		limiter.tryAcquire("warm-up");
 		redis.execute((RedisCallback<Void>) (connection) -> {
 			connection.serverCommands().resetConfigStats();
@@ -330,7 +331,10 @@ class LuaScriptTests {
 		assertThat(limiter.tryAcquire("client", Long.MAX_VALUE).satisfiable()).isFalse();
 		assertThat(limiter.tryAcquireAsync("client", 101).toCompletableFuture().get(10, TimeUnit.SECONDS).violated())
 			.containsExactlyElementsOf(limiter.policy().limits());
-		assertThat(calls("evalsha") + calls("eval")).isZero();
+		// each read the client's state without consuming (to report it), with one permit, never the cost
+		assertThat(calls("evalsha") + calls("eval")).isEqualTo(3);
+		assertThat(redis.keys("ratelimit:" + name + ":*{client}*")).isEmpty();
+		assertThat(redis.keys("ratelimit:" + name + ":*{warm-up}*")).isNotEmpty();
 	}
 
 	@ParameterizedTest

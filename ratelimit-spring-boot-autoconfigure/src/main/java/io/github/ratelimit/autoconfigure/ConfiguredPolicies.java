@@ -25,6 +25,8 @@ import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.PolicyLeases;
 import io.github.ratelimit.spring.PolicyPlan;
 import io.github.ratelimit.spring.RequestKeyResolvers;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.BeanFactory;
@@ -39,6 +41,8 @@ import org.springframework.web.util.pattern.PatternParseException;
  * the property and the fix.
  */
 final class ConfiguredPolicies {
+
+	private static final Log logger = LogFactory.getLog(ConfiguredPolicies.class);
 
 	private static final Set<String> HTTP_METHODS = Set.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS",
 			"TRACE");
@@ -320,15 +324,29 @@ final class ConfiguredPolicies {
 	}
 
 	/**
-	 * The path patterns of a policy, each checked to parse as the web filters will parse it.
+	 * The path patterns of a policy, each checked to parse as the web filters will parse it. A pattern without a
+	 * leading {@code /} is given one, as Spring MVC and WebFlux do with a {@code @RequestMapping} path (request paths
+	 * always start with one, so it would match nothing), with a warning naming the property; an empty one is refused.
 	 */
 	private static List<String> patterns(String property, List<String> patterns) {
+		List<String> checked = new ArrayList<>(patterns.size());
 		for (int i = 0; i < patterns.size(); i++) {
-			String pattern = patterns.get(i);
-			check(property + "[" + i + "]", () -> parse(pattern),
-					"use Spring PathPattern syntax, such as /api/** or /orders/{id}");
+			String name = property + "[" + i + "]";
+			String written = patterns.get(i);
+			if (!StringUtils.hasText(written)) {
+				throw new InvalidRateLimitConfigurationException(name, "the path pattern is empty, so it matches no "
+						+ "request", "give a pattern such as /api/** or remove the entry", null);
+			}
+			String pattern = PathPatternParser.defaultInstance.initFullPathPattern(written);
+			if (!pattern.equals(written)) {
+				logger.warn(name + " is '" + written + "', which has no leading '/' and would match no request: "
+						+ "applying it as '" + pattern + "', as Spring MVC does with such a @RequestMapping path. "
+						+ "Write '" + pattern + "' to silence this warning");
+			}
+			check(name, () -> parse(pattern), "use Spring PathPattern syntax, such as /api/** or /orders/{id}");
+			checked.add(pattern);
 		}
-		return List.copyOf(patterns);
+		return List.copyOf(checked);
 	}
 
 	private static PathPattern parse(String pattern) {

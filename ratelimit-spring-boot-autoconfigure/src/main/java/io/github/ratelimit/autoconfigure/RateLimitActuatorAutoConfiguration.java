@@ -11,7 +11,10 @@ import io.github.ratelimit.spring.actuate.RateLimiterHealthIndicator;
 import io.github.ratelimit.spring.actuate.RateLimitsEndpoint;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.endpoint.PropertiesEndpointAccessResolver;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
+import org.springframework.boot.actuate.endpoint.EndpointAccessResolver;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -23,10 +26,11 @@ import org.springframework.boot.web.context.reactive.ReactiveWebApplicationConte
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 /**
  * Actuator support, when Actuator is on the classpath: the {@code rateLimiter} health contributor and the
- * {@code ratelimits} endpoint.
+ * {@code ratelimits} endpoint, with a warning at start-up when its writes are open to anonymous HTTP requests.
  */
 @AutoConfiguration(after = RateLimitAutoConfiguration.class)
 @ConditionalOnBean(RateLimitRegistry.class)
@@ -45,6 +49,14 @@ public final class RateLimitActuatorAutoConfiguration {
 			return new RateLimitsEndpoint(registry, counters, enforcer, properties.getFailureMode(), ipKeys,
 					overrides, context instanceof ReactiveWebApplicationContext,
 					leases.getIfAvailable(PolicyLeases::new));
+		}
+
+		@Bean
+		@ConditionalOnAvailableEndpoint(endpoint = RateLimitsEndpoint.class, exposure = EndpointExposure.WEB)
+		OpenEndpointWarning rateLimitOpenEndpointWarning(ObjectProvider<EndpointAccessResolver> access,
+				Environment environment) {
+			return new OpenEndpointWarning(
+					access.getIfAvailable(() -> new PropertiesEndpointAccessResolver(environment)));
 		}
 
 	}

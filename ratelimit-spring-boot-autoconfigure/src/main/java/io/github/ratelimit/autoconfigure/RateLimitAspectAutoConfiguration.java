@@ -49,8 +49,10 @@ public final class RateLimitAspectAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitedPolicies rateLimitedPolicies(RateLimitedAdvisor advisor, RateLimitRegistry registry) {
-		return advisor.policies(registry);
+	RateLimitedPolicies rateLimitedPolicies(RateLimitedAdvisor advisor, RateLimitRegistry registry,
+			CurrentRequest currentRequest, ObjectProvider<ReactiveCurrentRequest> reactiveCurrentRequest) {
+		return advisor.policies(registry,
+				currentRequest != CurrentRequest.NONE || reactiveCurrentRequest.getIfAvailable() != null);
 	}
 
 	@Bean(INTERCEPTOR)

@@ -1,9 +1,12 @@
 package io.github.ratelimit.autoconfigure;
 
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 
 import io.github.ratelimit.core.Limit;
@@ -12,24 +15,29 @@ import io.github.ratelimit.core.lease.LeasedRateLimiter;
 import io.github.ratelimit.spring.FailureMode;
 import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.PolicyPlan;
+import io.github.ratelimit.spring.PolicyUse;
 import io.github.ratelimit.spring.RateLimitRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.context.ApplicationListener;
+import org.springframework.context.event.ContextRefreshedEvent;
 
 /**
- * Logs, once the application's beans are ready, one INFO line saying what is limited: the backend, the failure
- * mode and every configured policy (limits, algorithm, lease settings of a leased one, key strategy and where it is
- * applied; for a policy with plans, its plan strategy and each plan's limits).
+ * Logs, once the application has started (its {@code @RateLimited} methods bound to their policies), one INFO line
+ * saying what is limited: the backend, the failure mode and every policy, configured or declared by an annotation
+ * (limits, algorithm, lease settings of a leased one, the keys it counts by and where it is applied; for a policy with
+ * plans, its plan strategy and each plan's limits).
  */
-class RateLimitStartupLogger implements SmartInitializingSingleton {
+class RateLimitStartupLogger implements ApplicationListener<ContextRefreshedEvent> {
 
 	private static final Log logger = LogFactory.getLog(RateLimitStartupLogger.class);
 
 	private final RateLimitRegistry registry;
 
 	private final FailureMode failureMode;
+
+	private final AtomicBoolean logged = new AtomicBoolean();
 
 	/**
 	 * Creates the logger.
@@ -41,9 +49,14 @@ class RateLimitStartupLogger implements SmartInitializingSingleton {
 		this.failureMode = failureMode;
 	}
 
+	/**
+	 * Logs the summary once, when the application's context (the first, with a management context of its own) has
+	 * started: after the start-up check of {@code @RateLimited} methods declared their policies and recorded how
+	 * each method keys its calls.
+	 */
 	@Override
-	public void afterSingletonsInstantiated() {
-		if (logger.isInfoEnabled()) {
+	public void onApplicationEvent(ContextRefreshedEvent event) {
+		if (this.logged.compareAndSet(false, true) && logger.isInfoEnabled()) {
 			logger.info(summary());
 		}
 	}
@@ -55,18 +68,37 @@ class RateLimitStartupLogger implements SmartInitializingSingleton {
 	String summary() {
 		List<PolicyDefinition> policies = this.registry.policies();
 		String described = policies.isEmpty() ? "none configured"
-				: policies.stream().map(this::describe).collect(Collectors.joining("; "));
+				: policies.stream().map((policy) -> describe(policy, keys(policy))).collect(Collectors.joining("; "));
 		return "Rate limiting on backend " + this.registry.backend().name() + ", failure mode " + name(this.failureMode)
 				+ ", policies: " + described;
 	}
 
 	/**
-	 * One policy as the start-up line describes it.
+	 * The keys a policy counts requests by: its key strategy where the filter applies it, and the key each
+	 * {@code @RateLimited} method applies it with (the annotation's key expression, else the policy's key strategy,
+	 * or the global key in an application without a web stack), each different one once.
+	 */
+	private String keys(PolicyDefinition policy) {
+		List<PolicyUse> uses = this.registry.uses(policy.name());
+		Set<String> keys = new LinkedHashSet<>();
+		if (!policy.paths().isEmpty() || uses.isEmpty()) {
+			keys.add(policy.keyStrategy());
+		}
+		uses.forEach((use) -> keys.add(use.key()));
+		return String.join(" | ", keys);
+	}
+
+	/**
+	 * One policy as configured, as the line of a configuration refresh describes it: its key strategy as configured.
 	 * @param policy the policy
 	 * @return its name, then its limits, algorithm, key strategy, where it applies and what else differs from the
 	 * defaults, in parentheses
 	 */
 	String describe(PolicyDefinition policy) {
+		return describe(policy, policy.keyStrategy());
+	}
+
+	private String describe(PolicyDefinition policy, String keys) {
 		List<String> parts = new ArrayList<>();
 		boolean plans = policy.hasPlans();
 		PolicyPlan own = policy.defaultPlan();
@@ -80,7 +112,7 @@ class RateLimitStartupLogger implements SmartInitializingSingleton {
 		else {
 			parts.add(limits(own) + lease(own));
 		}
-		parts.add("key " + policy.keyStrategy());
+		parts.add("key " + keys);
 		parts.add(where(policy));
 		if (!plans && own.cost() != 1) {
 			parts.add("cost " + own.cost());

@@ -12,6 +12,7 @@ import io.github.ratelimit.spring.PolicyPlan;
 import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.test.TestRedisProperties;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -21,6 +22,8 @@ import org.springframework.boot.context.properties.bind.UnboundConfigurationProp
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
@@ -29,6 +32,7 @@ import static org.assertj.core.api.Assertions.tuple;
  * Tests that invalid {@code ratelimit.*} configuration stops start-up with an exception, and a failure analysis,
  * naming the property and the fix.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class RateLimitPropertiesValidationTests {
 
 	private static final String PLAN_EXPRESSION = "expr:#key.startsWith('pro-') ? 'pro' : 'free'";
@@ -176,6 +180,32 @@ class RateLimitPropertiesValidationTests {
 		assertInvalid("ratelimit.policies.hello.exclude-paths[0]", "PathPattern",
 				"ratelimit.policies.hello.limits=5/1s", "ratelimit.policies.hello.paths=/api/**",
 				"ratelimit.policies.hello.exclude-paths=/api/{id");
+	}
+
+	@Test
+	void pathsWithoutALeadingSlashShouldApplyFromTheRootWithAWarningNamingTheProperty(CapturedOutput output) {
+		this.contextRunner
+			.withPropertyValues("ratelimit.policies.hello.limits=5/1s", "ratelimit.policies.hello.paths=api/ping",
+					"ratelimit.policies.hello.exclude-paths=/api/health,api/ping/health")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				PolicyDefinition hello = context.getBean(RateLimitRegistry.class).find("hello").orElseThrow();
+				assertThat(hello.paths()).containsExactly("/api/ping");
+				assertThat(hello.excludePaths()).containsExactly("/api/health", "/api/ping/health");
+				assertThat(output.getOut().lines().filter((line) -> line.contains(" WARN ")))
+					.anySatisfy((line) -> assertThat(line)
+						.contains("ratelimit.policies.hello.paths[0] is 'api/ping'", "applying it as '/api/ping'"))
+					.anySatisfy((line) -> assertThat(line).contains(
+							"ratelimit.policies.hello.exclude-paths[1] is 'api/ping/health'",
+							"applying it as '/api/ping/health'"))
+					.noneSatisfy((line) -> assertThat(line).contains("exclude-paths[0]"));
+			});
+	}
+
+	@Test
+	void emptyPathShouldFailStartUp() {
+		assertInvalid("ratelimit.policies.hello.paths[1]", "/api/**", "ratelimit.policies.hello.limits=5/1s",
+				"ratelimit.policies.hello.paths[0]=/api/hello", "ratelimit.policies.hello.paths[1]= ");
 	}
 
 	@Test

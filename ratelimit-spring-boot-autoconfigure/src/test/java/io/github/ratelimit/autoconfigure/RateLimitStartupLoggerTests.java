@@ -1,17 +1,21 @@
 package io.github.ratelimit.autoconfigure;
 
+import io.github.ratelimit.spring.annotation.RateLimited;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests that start-up logs one INFO line naming the backend, the failure mode and every active policy.
+ * Tests that start-up logs one INFO line naming the backend, the failure mode and every active policy, those only
+ * {@code @RateLimited} declares included, with the keys it really counts by.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class RateLimitStartupLoggerTests {
@@ -64,9 +68,64 @@ class RateLimitStartupLoggerTests {
 	}
 
 	@Test
+	void startUpShouldLogPoliciesOnlyAnnotationsDeclareAndTheGlobalKeyOfAWorker(CapturedOutput output) {
+		this.contextRunner
+			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class,
+					RateLimitAspectAutoConfiguration.class))
+			.withPropertyValues("ratelimit.policies.partner.limits=10/1s")
+			.withBean(Worker.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(summary(output)).endsWith("policies: partner (10/1s, token-bucket, key global, "
+						+ "@RateLimited only); exports (5/1h, token-bucket, key #customerId | global, "
+						+ "@RateLimited only)");
+			});
+	}
+
+	@Test
+	void startUpShouldLogTheKeysOfTheFilterAndOfEachAnnotatedMethodOfAWebApplication(CapturedOutput output) {
+		new WebApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class,
+					RateLimitRedisAutoConfiguration.class, RateLimitAutoConfiguration.class,
+					RateLimitServletAutoConfiguration.class, RateLimitAspectAutoConfiguration.class))
+			.withPropertyValues("ratelimit.backend=in-memory", "ratelimit.policies.partner.limits=10/1s",
+					"ratelimit.policies.partner.paths=/partner/**", "ratelimit.policies.partner.key=header:X-Api-Key")
+			.withBean(Worker.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(summary(output)).endsWith("policies: partner (10/1s, token-bucket, key header:X-Api-Key, "
+						+ "filter /partner/**); exports (5/1h, token-bucket, key #customerId | ip, "
+						+ "@RateLimited only)");
+			});
+	}
+
+	private static String summary(CapturedOutput output) {
+		return output.getOut().lines().filter((line) -> line.contains("Rate limiting on backend")).reduce(
+				(first, second) -> {
+					throw new AssertionError("Logged twice: " + first + System.lineSeparator() + second);
+				}).orElseThrow();
+	}
+
+	@Test
 	void startUpWithoutPoliciesShouldSaySo(CapturedOutput output) {
 		this.contextRunner.run((context) -> assertThat(output)
 			.contains("Rate limiting on backend in-memory, failure mode open, policies: none configured"));
+	}
+
+	static class Worker {
+
+		@RateLimited("partner")
+		public void call() {
+		}
+
+		@RateLimited(name = "exports", limits = "5/1h")
+		public void exportAll() {
+		}
+
+		@RateLimited(name = "exports", limits = "5/1h", key = "#customerId")
+		public void export(String customerId) {
+		}
+
 	}
 
 }

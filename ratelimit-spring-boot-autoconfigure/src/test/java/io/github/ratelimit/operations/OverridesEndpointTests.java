@@ -170,6 +170,12 @@ class OverridesEndpointTests {
 				"'expiresIn' must be positive");
 		assertRefused(400, "/hello/" + client + "/override", "{\"limits\": \"5/1h\", \"expiresIn\": \"soon\"}",
 				"'expiresIn' is 'soon'");
+		assertRefused(400, "/hello/" + client + "/override",
+				"{\"limits\": \"5/1h\", \"expiresIn\": \"1000000000000d\"}", "'expiresIn' must be at most 1000d");
+		assertRefused(400, "/hello/" + client + "/override", "{\"limits\": \"5/1h\", \"expiresIn\": \"1001d\"}",
+				"'expiresIn' must be at most 1000d");
+		assertRefused(400, "/hello/" + client + "/override",
+				"{\"limits\": \"5/1h\", \"expiresIn\": \"99999999999999999999d\"}", "'expiresIn' is");
 		assertRefused(400, "/log/" + client + "/override", "{\"limits\": \"1000/1m\"}",
 				"sliding-log algorithm of policy 'log'");
 		assertRefused(400, "/orders/pro-" + client + "/override", "{\"limits\": \"1000/1m\"}",

@@ -15,25 +15,34 @@ import io.github.ratelimit.spring.actuate.RateLimiterHealthIndicator;
 import io.github.ratelimit.spring.web.servlet.ServletRequests;
 import io.github.ratelimit.test.TestRedis;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.convert.ApplicationConversionService;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.core.convert.support.ConfigurableConversionService;
 import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.security.web.FilterChainProxy;
+import org.springframework.security.web.server.WebFilterChainProxy;
 
 import static io.github.ratelimit.test.Decisions.enforce;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * When the health contributor and the endpoint exist, and what health says when Redis answers and when it does not.
+ * When the health contributor and the endpoint exist, what health says when Redis answers and when it does not, and
+ * when start-up warns that the endpoint's writes are open to anyone.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class RateLimitActuatorAutoConfigurationTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
@@ -50,6 +59,41 @@ class RateLimitActuatorAutoConfigurationTests {
 			assertThat(context.getBean(RateLimiterHealthIndicator.class).health(true).getStatus())
 				.isEqualTo(Status.UP);
 		});
+	}
+
+	/** The runner with the conversions of a Spring Boot application's environment, which reads access case-blind. */
+	private final ApplicationContextRunner accessRunner = this.runner.withInitializer((context) -> context
+		.getEnvironment()
+		.setConversionService((ConfigurableConversionService) ApplicationConversionService.getSharedInstance()));
+
+	@Test
+	void endpointWhoseWritesAreOpenOverHttpWithoutSpringSecurityShouldBeWarnedOf(CapturedOutput output) {
+		this.accessRunner.withPropertyValues("management.endpoint.ratelimits.access=unrestricted").run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(warnings(output)).singleElement()
+				.asString()
+				.contains("ratelimits endpoint is exposed over HTTP with unrestricted access",
+						"management.endpoint.ratelimits.access=read-only");
+		});
+	}
+
+	@Test
+	void endpointWithoutOpenWritesShouldNotBeWarnedOf(CapturedOutput output) {
+		this.accessRunner.run((context) -> assertThat(context).hasNotFailed());
+		this.accessRunner.withPropertyValues("management.endpoint.ratelimits.access=unrestricted",
+				"management.endpoints.web.exposure.include=health")
+			.run((context) -> assertThat(context).hasNotFailed());
+		this.accessRunner.withPropertyValues("management.endpoint.ratelimits.access=unrestricted")
+			.withBean("springSecurityFilterChain", FilterChainProxy.class, () -> new FilterChainProxy(List.of()))
+			.run((context) -> assertThat(context).hasNotFailed());
+		this.accessRunner.withPropertyValues("management.endpoint.ratelimits.access=unrestricted")
+			.withBean(WebFilterChainProxy.class, () -> new WebFilterChainProxy(List.of()))
+			.run((context) -> assertThat(context).hasNotFailed());
+		assertThat(warnings(output)).isEmpty();
+	}
+
+	private static List<String> warnings(CapturedOutput output) {
+		return output.getOut().lines().filter((line) -> line.contains("ratelimits endpoint")).toList();
 	}
 
 	@Test

@@ -49,6 +49,25 @@ class RateLimitProblemsTests {
 	}
 
 	@Test
+	void refusalOfLessThanASecondShouldNameItsWaitInMillisecondsAndRoundRetryAfterUp() {
+		Decision refused = new Decision(false, PER_MINUTE, 0, Duration.ofNanos(149_000_001), Duration.ofSeconds(6),
+				Duration.ofNanos(149_000_001), true, List.of(PER_MINUTE));
+		ErrorResponseException refusal = outcome(refused, RateLimitOutcome.Kind.DENIED, 1).refusal(INSTANCE);
+		assertThat(refusal.getHeaders().getFirst(HttpHeaders.RETRY_AFTER)).isEqualTo("1");
+		assertThat(refusal.getBody().getDetail()).isEqualTo("Rate limit policy 'orders' (10/1m) exceeded; retry in "
+				+ "150 ms.");
+		assertThat(refusal.getMessage()).isEqualTo(refusal.getBody().getDetail());
+		Decision almostASecond = new Decision(false, PER_MINUTE, 0, Duration.ofNanos(999_000_001),
+				Duration.ofSeconds(6), Duration.ofNanos(999_000_001), true, List.of(PER_MINUTE));
+		assertThat(outcome(almostASecond, RateLimitOutcome.Kind.DENIED, 1).refusal(INSTANCE).getBody().getDetail())
+			.endsWith("retry in 1 s.");
+		Decision aSecondAndMore = new Decision(false, PER_MINUTE, 0, Duration.ofMillis(1_001), Duration.ofSeconds(6),
+				Duration.ofMillis(1_001), true, List.of(PER_MINUTE));
+		assertThat(outcome(aSecondAndMore, RateLimitOutcome.Kind.DENIED, 1).refusal(INSTANCE).getBody().getDetail())
+			.endsWith("retry in 2 s.");
+	}
+
+	@Test
 	void requestThatCanNeverSucceedShouldSaySoAndGetNoRetryAfter() {
 		Decision never = new Decision(false, PER_MINUTE, 10, PER_MINUTE.period(), Duration.ZERO, Duration.ZERO, false,
 				List.of(PER_MINUTE));

@@ -1,6 +1,7 @@
 package io.github.ratelimit.spring;
 
 import java.net.URI;
+import java.time.Duration;
 
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Limit;
@@ -106,8 +107,22 @@ final class RateLimitProblems {
 					+ "' ever allows (" + limit + ": at most " + limit.capacity() + " per " + limit.periodText()
 					+ "); retrying will not help.";
 		}
-		return "Rate limit policy '" + policy + "' (" + limit + ") exceeded; retry in " + decision.retryAfterSeconds()
-				+ " s.";
+		return "Rate limit policy '" + policy + "' (" + limit + ") exceeded; retry in " + wait(decision) + ".";
+	}
+
+	/**
+	 * The wait a refusal's detail names: under a second in milliseconds, else in seconds, rounded up either way (so a
+	 * wait of 150 ms is not told as the {@code Retry-After} second it rounds up to).
+	 */
+	private static String wait(Decision decision) {
+		Duration wait = decision.retryAfter();
+		if (wait.getSeconds() == 0) {
+			long millis = Math.max(1, (wait.getNano() + 999_999) / 1_000_000);
+			if (millis < 1000) {
+				return millis + " ms";
+			}
+		}
+		return decision.retryAfterSeconds() + " s";
 	}
 
 }

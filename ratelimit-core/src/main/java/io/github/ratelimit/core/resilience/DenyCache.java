@@ -112,7 +112,7 @@ public final class DenyCache {
 
 	/**
 	 * Remembers a refusal by the backend, its waits counted from when the call started. A refusal no wait can help
-	 * (a cost above a capacity) is not remembered: the limiter refuses it without calling the backend anyway, and a
+	 * (a cost above a capacity) is not remembered: the limiter refuses it without consuming anything anyway, and a
 	 * cache entry would answer later, different costs with its reasons. Nor is a refusal whose call started before
 	 * the last {@link #forget} or {@link #clear()}: it may describe state the reset removed.
 	 * @param policy the policy name

@@ -14,12 +14,16 @@ import org.springframework.boot.convert.DurationStyle;
 
 /**
  * An operator's request to override a client's limits, checked against the policy it overrides: limits every plan's
- * algorithm accepts and none below the cost of a request, and an expiry, if any, in the future.
+ * algorithm accepts and none below the cost of a request, and an expiry, if any, in the future and at most
+ * {@link #LONGEST_EXPIRY} away (a longer one would overflow the store's times, and is no expiry).
  *
  * @param limits the override's limits
  * @param expiresIn how long it lasts, or {@code null} until removed
  */
 record OverrideRequest(List<Limit> limits, @Nullable Duration expiresIn) {
+
+	/** The longest an override may be set for: the longest period a limit may have. */
+	static final Duration LONGEST_EXPIRY = Duration.ofDays(1000);
 
 	/**
 	 * Reads and checks a request.
@@ -85,6 +89,10 @@ record OverrideRequest(List<Limit> limits, @Nullable Duration expiresIn) {
 		}
 		if (expiresIn.isNegative() || expiresIn.isZero()) {
 			throw new IllegalArgumentException("'expiresIn' must be positive, was '" + text + "'");
+		}
+		if (expiresIn.compareTo(LONGEST_EXPIRY) > 0) {
+			throw new IllegalArgumentException("'expiresIn' must be at most " + LONGEST_EXPIRY.toDays() + "d, was '"
+					+ text + "'; leave it out for an override that lasts until it is removed");
 		}
 		return expiresIn;
 	}

@@ -40,21 +40,29 @@ class RateLimitResponsesTests extends AbstractRateLimitResponsesTests {
 		WireResponse overOne = ResponseHeaderRules.check(WireResponse.get(this.port, "/annotated/costly?cost=3"));
 		assertThat(overOne.status()).isEqualTo(429);
 		assertThat(overOne.value("Retry-After")).isNull();
-		// refused before any state is read: the policy is described, the client's state is not (it was not read)
+		// refused without consuming anything: the client's state under the limit its cost exceeds, as it is (full)
 		assertThat(overOne.value("RateLimit-Policy")).isEqualTo("\"costly-1m\";q=5;w=60, \"costly-1h\";q=2;w=3600");
-		assertThat(overOne.value("RateLimit")).isNull();
-		assertThat(overOne.value("X-RateLimit-Remaining")).isNull();
-		assertThat(overOne.value("X-RateLimit-Reset")).isNull();
+		assertThat(overOne.value("RateLimit")).isEqualTo("\"costly-1h\";r=2;t=0");
+		assertThat(overOne.value("X-RateLimit-Limit")).isEqualTo("2");
+		assertThat(overOne.value("X-RateLimit-Remaining")).isEqualTo("2");
+		assertThat(overOne.value("X-RateLimit-Reset")).isEqualTo("0");
 		assertThat(ResponseHeaderRules.problem(overOne)).containsEntry("violated-policies", List.of("costly-1h"))
 			.containsEntry("detail", "The request costs 3 permits, more than rate limit policy 'costly' ever allows"
 					+ " (2/1h: at most 2 per 1h); retrying will not help.");
+		WireResponse one = ResponseHeaderRules.check(WireResponse.get(this.port, "/annotated/costly?cost=1"));
+		assertThat(one.value("RateLimit")).isEqualTo("\"costly-1h\";r=1;t=1800");
+		WireResponse afterOne = ResponseHeaderRules.check(WireResponse.get(this.port, "/annotated/costly?cost=3"));
+		assertThat(afterOne.status()).isEqualTo(429);
+		assertThat(afterOne.value("Retry-After")).isNull();
+		assertThat(afterOne.value("RateLimit")).matches("\"costly-1h\";r=1;t=(179[0-9]|1800)");
+		assertThat(afterOne.value("X-RateLimit-Remaining")).isEqualTo("1");
 		// a larger cost after it gets its own answer (such refusals are not kept in the deny cache)
 		WireResponse overBoth = ResponseHeaderRules.check(WireResponse.get(this.port, "/annotated/costly?cost=11"));
 		assertThat(overBoth.status()).isEqualTo(429);
 		assertThat(overBoth.value("Retry-After")).isNull();
 		assertThat(ResponseHeaderRules.problem(overBoth)).containsEntry("violated-policies",
 				List.of("costly-1m", "costly-1h"));
-		assertThat(ResponseHeaderRules.check(WireResponse.get(this.port, "/annotated/costly?cost=2")).status())
+		assertThat(ResponseHeaderRules.check(WireResponse.get(this.port, "/annotated/costly?cost=1")).status())
 			.isEqualTo(200);
 	}
 

@@ -42,21 +42,19 @@ final class ResponseHeaderRules {
 		List<Item> policy = policyItems(response);
 		Item limit = limitItem(response, policy);
 		String retryAfter = response.value("Retry-After");
-		// a 429 without Retry-After is a request no wait can help: refused without reading the client's state
-		boolean hopeless = response.status() == 429 && retryAfter == null;
-		checkLegacy(response, policy, limit, hopeless);
+		checkLegacy(response, policy, limit);
 		if (retryAfter != null) {
 			assertThat(retryAfter).as("Retry-After of %s", response).matches("[1-9][0-9]*");
 		}
 		switch (response.status()) {
 			case 200 -> assertThat(retryAfter).as("Retry-After of an admitted response").isNull();
 			case 429 -> {
-				if (hopeless) {
-					assertThat(response.values("RateLimit")).as("RateLimit of a request no wait can help").isEmpty();
+				if (retryAfter == null) {
+					// a request no wait can help, which consumed nothing: its state is told, no wait
 					assertThat((String) problem(response).get("detail")).as("detail of %s", response)
 						.endsWith("retrying will not help.");
 				}
-				else if (!policy.isEmpty()) {
+				if (!policy.isEmpty()) {
 					assertThat(limit).as("RateLimit of a refusal in %s", response).isNotNull();
 				}
 				checkRefusal(response, policy, limit, retryAfter, RateLimitExceededException.QUOTA_EXCEEDED);
@@ -136,7 +134,7 @@ final class ResponseHeaderRules {
 		return item;
 	}
 
-	private static void checkLegacy(WireResponse response, List<Item> policy, Item limit, boolean hopeless) {
+	private static void checkLegacy(WireResponse response, List<Item> policy, Item limit) {
 		List<String> sent = new ArrayList<>();
 		for (String header : LEGACY) {
 			String value = response.value(header);
@@ -144,11 +142,6 @@ final class ResponseHeaderRules {
 				assertThat(value).as("%s of %s", header, response).matches("0|[1-9][0-9]*");
 				sent.add(header);
 			}
-		}
-		if (hopeless) {
-			assertThat(sent).as("legacy headers of %s: the limit, or none", response)
-				.isSubsetOf("X-RateLimit-Limit");
-			return;
 		}
 		assertThat(sent.size()).as("legacy headers of %s, all or none", response).isIn(0, LEGACY.length);
 		if (limit != null && !sent.isEmpty()) {

@@ -58,10 +58,12 @@ public class RateLimitedAdvisor extends AbstractPointcutAdvisor {
 	/**
 	 * The policies of the methods this advisor applies to, bound to a registry's.
 	 * @param registry the policies
+	 * @param webRequests whether calls can be made inside web requests (the application has a web stack): without,
+	 * an annotation without a key counts every call under the global key
 	 * @return the policies of annotated methods
 	 */
-	public RateLimitedPolicies policies(RateLimitRegistry registry) {
-		return new RateLimitedPolicies(this.annotations, registry);
+	public RateLimitedPolicies policies(RateLimitRegistry registry, boolean webRequests) {
+		return new RateLimitedPolicies(this.annotations, registry, webRequests);
 	}
 
 	/**

@@ -11,6 +11,7 @@ import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.PolicyUse;
 import io.github.ratelimit.spring.RateLimitRegistry;
+import io.github.ratelimit.spring.RequestKeyResolvers;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.MethodClassKey;
@@ -30,6 +31,8 @@ public class RateLimitedPolicies {
 
 	private final RateLimitRegistry registry;
 
+	private final boolean webRequests;
+
 	private final SpelExpressionParser parser = new SpelExpressionParser();
 
 	private volatile Bindings bindings;
@@ -41,10 +44,13 @@ public class RateLimitedPolicies {
 	 * Creates the policies of annotated methods.
 	 * @param annotations where annotations are found
 	 * @param registry the policies
+	 * @param webRequests whether calls can be made inside web requests (the application has a web stack), where an
+	 * annotation without a key counts them by its policy's key strategy rather than under the global key
 	 */
-	RateLimitedPolicies(RateLimitedAnnotations annotations, RateLimitRegistry registry) {
+	RateLimitedPolicies(RateLimitedAnnotations annotations, RateLimitRegistry registry, boolean webRequests) {
 		this.annotations = annotations;
 		this.registry = registry;
+		this.webRequests = webRequests;
 		this.bindings = new Bindings(registry.configuration());
 	}
 
@@ -87,7 +93,7 @@ public class RateLimitedPolicies {
 	 * @throws InvalidRateLimitedException naming the first method that would not bind
 	 */
 	public void check(RateLimitRegistry candidate) {
-		RateLimitedPolicies checked = new RateLimitedPolicies(this.annotations, candidate);
+		RateLimitedPolicies checked = new RateLimitedPolicies(this.annotations, candidate, this.webRequests);
 		this.declarations.forEach(checked::bind);
 	}
 
@@ -116,9 +122,17 @@ public class RateLimitedPolicies {
 		checkConstantCost(bound);
 		this.declarations.add(declaration);
 		this.registry.recordUse(policy.name(), new PolicyUse(declaration.methodName(),
-				declaration.key().isBlank() ? policy.keyStrategy() : declaration.key(),
+				declaration.key().isBlank() ? defaultKey(policy) : declaration.key(),
 				declaration.cost().isBlank() ? Long.toString(policy.defaultPlan().cost()) : declaration.cost()));
 		return bound;
+	}
+
+	/**
+	 * The key of calls of an annotation without one: the policy's key strategy inside a web request, the global key
+	 * outside one, so always the global key in an application without a web stack (a worker).
+	 */
+	private String defaultKey(PolicyDefinition policy) {
+		return this.webRequests ? policy.keyStrategy() : RequestKeyResolvers.GLOBAL_KEY;
 	}
 
 	private @Nullable Expression expression(RateLimitedDeclaration declaration, String attribute, String source) {

@@ -82,9 +82,9 @@ public class RateLimitHeaders {
 
 	/**
 	 * Writes the headers of a decision of the policy's shared limits, each through a setter such as a response's
-	 * {@code setHeader}. A request that can never succeed (a cost above a capacity) was refused without reading the
-	 * client's state, so it gets only what describes the policy ({@code RateLimit-Policy}, {@code X-RateLimit-Limit}),
-	 * never a remaining count or a wait it does not know.
+	 * {@code setHeader}. A request that can never succeed (a cost above a capacity) consumed nothing, so its headers
+	 * give the client's state as it is, under the limit its cost exceeds (its {@code Retry-After}, which no wait
+	 * would honour, is left out elsewhere).
 	 * @param plan the plan decided
 	 * @param decision the decision
 	 * @param header called with each header's name and value
@@ -96,17 +96,13 @@ public class RateLimitHeaders {
 				values = this.values.computeIfAbsent(plan.policy(), (limits) -> PolicyValues.of(plan.itemNames()));
 			}
 			header.accept(RATELIMIT_POLICY, values.policy());
-			if (decision.satisfiable()) {
-				header.accept(RATELIMIT, values.item(decision.limit()) + ";r=" + decision.remaining() + ";t="
-						+ decision.nextPermitAfterSeconds());
-			}
+			header.accept(RATELIMIT, values.item(decision.limit()) + ";r=" + decision.remaining() + ";t="
+					+ decision.nextPermitAfterSeconds());
 		}
 		if (this.legacy) {
 			header.accept(X_RATELIMIT_LIMIT, Long.toString(decision.limit().capacity()));
-			if (decision.satisfiable()) {
-				header.accept(X_RATELIMIT_REMAINING, Long.toString(decision.remaining()));
-				header.accept(X_RATELIMIT_RESET, Long.toString(decision.resetAfterSeconds()));
-			}
+			header.accept(X_RATELIMIT_REMAINING, Long.toString(decision.remaining()));
+			header.accept(X_RATELIMIT_RESET, Long.toString(decision.resetAfterSeconds()));
 		}
 	}
 
