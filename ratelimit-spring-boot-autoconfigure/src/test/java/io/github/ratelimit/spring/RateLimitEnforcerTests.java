@@ -301,6 +301,30 @@ class RateLimitEnforcerTests {
 		assertThat(this.backend.calls).hasValue(calls + 1);
 	}
 
+	@Test
+	void aReaskWhoseCallerWentAwayStillEndsWhenTheBackendAnswers() {
+		RateLimitEnforcer enforcer = new RateLimitEnforcer(List.of(), this.backend, this.breaker,
+				new DenyCache(100, Duration.ofSeconds(2), this.nanos::get), 1);
+		PolicyDefinition policy = policy("flood", "1/1h", FailureMode.OPEN);
+		assertThat(enforce(enforcer, policy, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.ALLOWED);
+		assertThat(enforce(enforcer, policy, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.DENIED);
+		advance(Duration.ofSeconds(2));
+		CompletableFuture<Void> answer = new CompletableFuture<>();
+		this.backend.answering = answer::thenRun;
+		this.backend.failure = () -> new BackendTimeout("no answer in time");
+		CompletableFuture<RateLimitOutcome> reask = enforcer
+			.enforceAsync(policy, policy.defaultPlan(), "client", 1)
+			.toCompletableFuture();
+		// the client went away (a WebFlux request cancelled) before the backend's answer came
+		assertThat(reask.cancel(true)).isTrue();
+		answer.complete(null);
+		this.backend.answering = null;
+		this.backend.failure = null;
+		assertThat(this.backend.calls).hasValue(3);
+		assertThat(enforce(enforcer, policy, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.DENIED);
+		assertThat(this.backend.calls).as("the next request asked again").hasValue(4);
+	}
+
 	/** How the enforcer is called, and how the backend answers. */
 	enum Path {
 

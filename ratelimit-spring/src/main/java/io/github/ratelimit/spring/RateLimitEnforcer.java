@@ -263,7 +263,8 @@ public class RateLimitEnforcer {
 			this.breaker.onIgnored(call.ticket);
 			throw error;
 		}
-		return decision.handle(call::completed);
+		// the deny cache first, on a stage a caller that goes away cannot cancel: a re-ask never stays open
+		return decision.whenComplete(call::answered).handle(call::completed);
 	}
 
 	/**
@@ -359,14 +360,9 @@ public class RateLimitEnforcer {
 			long backendNanos = System.nanoTime() - this.start;
 			RateLimitEnforcer.this.breaker.onSuccess(this.ticket);
 			if (decision.allowed()) {
-				if (RateLimitEnforcer.this.denyCache != null) {
-					RateLimitEnforcer.this.denyCache.admitted(this.plan.scope(), this.key, this.permits,
-							this.denyCacheStart);
-				}
 				return record(new RateLimitOutcome(this.policy, this.plan, decision, RateLimitOutcome.Kind.ALLOWED,
 						this.permits), backendNanos);
 			}
-			remember(decision);
 			return record(new RateLimitOutcome(this.policy, this.plan, decision, deniedKind(this.policy), this.permits),
 					backendNanos);
 		}
@@ -397,6 +393,26 @@ public class RateLimitEnforcer {
 				for (RateLimitRecorder recorder : RateLimitEnforcer.this.recorders) {
 					recorder.refusedLate(stoodIn);
 				}
+			}
+		}
+
+		/**
+		 * Tells the deny cache how the backend answered this call: a refusal is remembered, and any answer ends the
+		 * client's re-ask, were this call it.
+		 */
+		void answered(@Nullable Decision decision, @Nullable Throwable error) {
+			DenyCache cache = RateLimitEnforcer.this.denyCache;
+			if (cache == null) {
+				return;
+			}
+			if (error != null || decision == null) {
+				unanswered();
+			}
+			else if (decision.allowed()) {
+				cache.admitted(this.plan.scope(), this.key, this.permits, this.denyCacheStart);
+			}
+			else {
+				remember(decision);
 			}
 		}
 
