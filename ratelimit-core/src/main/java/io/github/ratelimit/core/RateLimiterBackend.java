@@ -1,5 +1,9 @@
 package io.github.ratelimit.core;
 
+import java.util.concurrent.CompletionStage;
+
+import org.jspecify.annotations.Nullable;
+
 /**
  * Where rate limit state lives: creates the {@link RateLimiter} of a policy.
  */
@@ -48,6 +52,18 @@ public interface RateLimiterBackend {
 	 */
 	default boolean isTimeout(Throwable error) {
 		return false;
+	}
+
+	/**
+	 * The decision a backend may still give to a call of {@link RateLimiter#tryAcquireAsync(String, long)} that timed
+	 * out ({@link #isTimeout}): its answer, read when it comes after all (the call was carried out, and an admission
+	 * consumed permits), for a caller that stopped waiting to learn what its failure mode stood in for.
+	 * @param error the decision's failure, possibly wrapped in a {@link java.util.concurrent.CompletionException}
+	 * @return the late decision, completing when the backend answers (on the thread of its client, which must not be
+	 * blocked) and never if it does not; or {@code null} (always, by default) when no answer can come
+	 */
+	default @Nullable CompletionStage<Decision> lateDecision(Throwable error) {
+		return null;
 	}
 
 	/**

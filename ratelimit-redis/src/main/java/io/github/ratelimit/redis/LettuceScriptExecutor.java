@@ -21,8 +21,6 @@ import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.event.connection.ConnectionActivatedEvent;
-import io.netty.util.Timeout;
-import io.netty.util.TimerTask;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -281,8 +279,12 @@ final class LettuceScriptExecutor implements ScriptExecutor {
 	}
 
 	private QueryTimeoutException timeout(String command, Throwable cause) {
-		return new QueryTimeoutException("Redis did not answer " + command + " within the rate limit timeout of "
-				+ this.timeout.toMillis() + " ms", cause);
+		return new QueryTimeoutException(timedOut(command), cause);
+	}
+
+	private String timedOut(String command) {
+		return "Redis did not answer " + command + " within the rate limit timeout of " + this.timeout.toMillis()
+				+ " ms";
 	}
 
 	private static Throwable unwrap(Throwable error) {
@@ -301,9 +303,11 @@ final class LettuceScriptExecutor implements ScriptExecutor {
 	/**
 	 * One call: the answer its caller gets, the callback of Lettuce's reply and the timeout's task in one object.
 	 * Whichever comes first completes the answer: Redis' reply (or, on NOSCRIPT, the reply to the script's source),
-	 * its failure, or the timeout.
+	 * its failure, or the timeout, which counts the time the process ran ({@link DecisionTimer#schedule}). A reply
+	 * that comes after the timeout completes the timeout's late reply ({@link LateReplyTimeoutException}).
 	 */
-	private final class Call<T> extends CompletableFuture<T> implements BiConsumer<T, Throwable>, TimerTask {
+	private final class Call<T> extends CompletableFuture<T>
+			implements BiConsumer<T, Throwable>, DecisionTimer.Timed {
 
 		private final String command;
 
@@ -313,7 +317,9 @@ final class LettuceScriptExecutor implements ScriptExecutor {
 
 		private @Nullable RedisClusterAsyncCommands<byte[], byte[]> commands;
 
-		private @Nullable Timeout timeout;
+		private volatile DecisionTimer.@Nullable Pending timeout;
+
+		private volatile @Nullable CompletableFuture<T> lateReply;
 
 		Call(String command, Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletionStage<T>> send,
 				@Nullable Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletionStage<T>> noScript) {
@@ -336,7 +342,12 @@ final class LettuceScriptExecutor implements ScriptExecutor {
 		public void accept(@Nullable T reply, @Nullable Throwable error) {
 			if (error == null) {
 				cancelTimeout();
-				complete(reply);
+				if (!complete(reply)) {
+					CompletableFuture<T> late = this.lateReply;
+					if (late != null) {
+						late.complete(reply);
+					}
+				}
 				return;
 			}
 			Throwable cause = unwrap(error);
@@ -352,16 +363,24 @@ final class LettuceScriptExecutor implements ScriptExecutor {
 				}
 			}
 			cancelTimeout();
-			completeExceptionally(translate(cause, this.command));
+			RuntimeException failure = translate(cause, this.command);
+			if (!completeExceptionally(failure)) {
+				CompletableFuture<T> late = this.lateReply;
+				if (late != null) {
+					late.completeExceptionally(failure);
+				}
+			}
 		}
 
 		@Override
-		public void run(Timeout timeout) {
-			completeExceptionally(timeout(this.command, null));
+		public void timeOut() {
+			CompletableFuture<T> late = new CompletableFuture<>();
+			this.lateReply = late;
+			completeExceptionally(new LateReplyTimeoutException(timedOut(this.command), late));
 		}
 
 		private void cancelTimeout() {
-			Timeout pending = this.timeout;
+			DecisionTimer.Pending pending = this.timeout;
 			if (pending != null) {
 				pending.cancel();
 			}

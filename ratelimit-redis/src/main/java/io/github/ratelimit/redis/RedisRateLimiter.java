@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.CompletionStage;
 
 import io.github.ratelimit.core.AbstractRateLimiter;
+import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.LeaseGrant;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.LimitDecision;
@@ -41,10 +42,20 @@ class RedisRateLimiter extends AbstractRateLimiter {
 		this.limits = policy.limits().toArray(Limit[]::new);
 	}
 
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * A call that times out fails with a {@link LateReplyTimeoutException} whose late reply reads as this decision.
+	 */
 	@Override
 	protected CompletionStage<List<LimitDecision>> evaluate(String key, long permits, boolean consume) {
 		return this.redis.run(this.script, this.keys.encodedKeys(key), this.arguments.of(permits, consume))
-			.thenApply(this::outcomes);
+			.handle((reply, error) -> {
+				if (error != null) {
+					throw LateReplyTimeoutException.decided(error, (late) -> Decision.of(outcomes(late), permits));
+				}
+				return outcomes(reply);
+			});
 	}
 
 	@Override

@@ -5,13 +5,16 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 
 import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.StorageKeys;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RateLimiterBackend;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.InvalidDataAccessApiUsageException;
@@ -124,6 +127,15 @@ public class RedisRateLimiterBackend implements RateLimiterBackend, AutoCloseabl
 	@Override
 	public boolean isTimeout(Throwable error) {
 		return unwrap(error) instanceof QueryTimeoutException;
+	}
+
+	/**
+	 * The decision of Redis' reply to a script call that timed out, read when it comes (on Lettuce's event loop);
+	 * {@code null} with a blocking client (Jedis), whose calls end with their reply or their failure.
+	 */
+	@Override
+	public @Nullable CompletionStage<Decision> lateDecision(Throwable error) {
+		return (unwrap(error) instanceof LateReplyTimeoutException timeout) ? timeout.lateDecision() : null;
 	}
 
 	/**

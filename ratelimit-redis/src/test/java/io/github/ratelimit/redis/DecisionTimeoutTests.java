@@ -15,7 +15,6 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.connection.RedisConnection;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -38,9 +37,7 @@ class DecisionTimeoutTests {
 	@BeforeAll
 	static void start() {
 		redis = EmbeddedRedis.start(TestRedis.freePort());
-		connectionFactory = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", redis.port()));
-		connectionFactory.afterPropertiesSet();
-		connectionFactory.start();
+		connectionFactory = redis.newConnectionFactory();
 		backend = new RedisRateLimiterBackend(connectionFactory, "timeout", TIMEOUT);
 		backend.start();
 	}

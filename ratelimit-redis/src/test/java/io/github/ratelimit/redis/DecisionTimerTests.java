@@ -2,35 +2,69 @@ package io.github.ratelimit.redis;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
-import io.netty.util.Timeout;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The one timer of every Lettuce call's decision timeout: a timeout fires once its delay has passed, not before; a
- * cancelled one never fires; the timer is shared while any user holds it, and closing twice leaves it once.
+ * The one timer of every Lettuce call's decision timeout: a call times out once its delay and a grace have passed,
+ * not before; a late timer (the process paused) gives it its whole delay again; a cancelled one never times out; the
+ * timer is shared while any user holds it, and closing twice leaves it once.
  */
 class DecisionTimerTests {
 
 	@Test
-	void timeoutFiresAfterItsDelayAndACancelledOneNever() throws Exception {
+	void aCallTimesOutAfterItsDelayAndAGraceAndACancelledOneNever() throws Exception {
 		DecisionTimer timer = DecisionTimer.open();
 		try {
 			long delay = Duration.ofMillis(50).toNanos();
-			long start = System.nanoTime();
-			CompletableFuture<Long> fired = new CompletableFuture<>();
-			timer.schedule((timeout) -> fired.complete(System.nanoTime() - start), delay);
-			CompletableFuture<Boolean> cancelled = new CompletableFuture<>();
-			Timeout pending = timer.schedule((timeout) -> cancelled.complete(true), delay);
-			assertThat(pending.cancel()).isTrue();
-			assertThat(fired.get(10, TimeUnit.SECONDS)).isGreaterThanOrEqualTo(delay);
+			TimedCall call = new TimedCall();
+			timer.schedule(call, delay);
+			TimedCall cancelled = new TimedCall();
+			timer.schedule(cancelled, delay).cancel();
+			assertThat(call.get(10, TimeUnit.SECONDS) - call.start)
+				.isGreaterThanOrEqualTo(delay + DecisionTimer.GRACE_NANOS);
 			Thread.sleep(3 * DecisionTimer.TICK_MILLIS);
 			assertThat(cancelled).isNotDone();
 		}
 		finally {
+			timer.close();
+		}
+	}
+
+	@Test
+	void aCallWhoseTimeoutFiresLateGetsItsWholeDelayAgain() throws Exception {
+		DecisionTimer timer = DecisionTimer.open();
+		CountDownLatch resume = new CountDownLatch(1);
+		try {
+			long delay = Duration.ofMillis(50).toNanos();
+			TimedCall call = new TimedCall();
+			timer.schedule(call, delay);
+			// holds the timer's thread, as a paused process does, until the call's delay is long over
+			timer.schedule(new TimedCall() {
+
+				@Override
+				public boolean isDone() {
+					try {
+						resume.await();
+					}
+					catch (InterruptedException ex) {
+						Thread.currentThread().interrupt();
+					}
+					return true;
+				}
+
+			}, 1);
+			Thread.sleep(4 * TimeUnit.NANOSECONDS.toMillis(delay));
+			long resumed = System.nanoTime();
+			resume.countDown();
+			assertThat(call.get(10, TimeUnit.SECONDS) - resumed).isGreaterThanOrEqualTo(delay);
+		}
+		finally {
+			resume.countDown();
 			timer.close();
 		}
 	}
@@ -42,22 +76,36 @@ class DecisionTimerTests {
 		first.close();
 		first.close();
 		try {
-			CompletableFuture<Boolean> fired = new CompletableFuture<>();
-			second.schedule((timeout) -> fired.complete(true), Duration.ofMillis(1).toNanos());
-			assertThat(fired.get(10, TimeUnit.SECONDS)).isTrue();
+			TimedCall call = new TimedCall();
+			second.schedule(call, Duration.ofMillis(1).toNanos());
+			assertThat(call.get(10, TimeUnit.SECONDS)).isPositive();
 		}
 		finally {
 			second.close();
 		}
 		DecisionTimer again = DecisionTimer.open();
 		try {
-			CompletableFuture<Boolean> fired = new CompletableFuture<>();
-			again.schedule((timeout) -> fired.complete(true), Duration.ofMillis(1).toNanos());
-			assertThat(fired.get(10, TimeUnit.SECONDS)).as("a timer opened after every user left").isTrue();
+			TimedCall call = new TimedCall();
+			again.schedule(call, Duration.ofMillis(1).toNanos());
+			assertThat(call.get(10, TimeUnit.SECONDS)).as("a timer opened after every user left").isPositive();
 		}
 		finally {
 			again.close();
 		}
+	}
+
+	/**
+	 * A call that completes with the {@link System#nanoTime()} of its timeout.
+	 */
+	private static class TimedCall extends CompletableFuture<Long> implements DecisionTimer.Timed {
+
+		final long start = System.nanoTime();
+
+		@Override
+		public void timeOut() {
+			complete(Math.max(1, System.nanoTime()));
+		}
+
 	}
 
 }

@@ -1,12 +1,6 @@
 package io.github.ratelimit.redis;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.PrintStream;
-import java.io.UncheckedIOException;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.lang.invoke.MethodHandle;
 import java.time.Duration;
@@ -23,6 +17,7 @@ import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
 import io.github.ratelimit.test.ClockShiftAgent;
+import io.github.ratelimit.test.CommandedJvm;
 import io.github.ratelimit.test.TestRedis;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
@@ -30,22 +25,15 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 /**
  * A JVM of its own whose wall clock {@link ClockShiftAgent} shifts, as a server with a skewed clock would have, with
- * one policy's limiters on Redis and in memory. The test sends it one command a line and reads one answer a line.
+ * one policy's limiters on Redis and in memory. The test sends it one command a line and reads one answer a line
+ * ({@link CommandedJvm}).
  */
 final class ShiftedClockJvm implements AutoCloseable {
 
-	private static final String ANSWER = "= ";
+	private final CommandedJvm jvm;
 
-	private final Process process;
-
-	private final Writer commands;
-
-	private final BufferedReader answers;
-
-	private ShiftedClockJvm(Process process) {
-		this.process = process;
-		this.commands = process.outputWriter(StandardCharsets.UTF_8);
-		this.answers = process.inputReader(StandardCharsets.UTF_8);
+	private ShiftedClockJvm(CommandedJvm jvm) {
+		this.jvm = jvm;
 	}
 
 	/**
@@ -59,10 +47,8 @@ final class ShiftedClockJvm implements AutoCloseable {
 		List<String> command = ClockShiftAgent.javaCommand(offset, ShiftedClockJvm.class.getName(), redis.host(),
 				Integer.toString(redis.port()), keyPrefix, policy.name(), policy.algorithm().id(),
 				policy.limits().get(0).toString());
-		Process process = new ProcessBuilder(command)
-			.redirectError(Path.of("target", "shifted-clock-jvm-" + offset.toMillis() + ".log").toFile())
-			.start();
-		ShiftedClockJvm jvm = new ShiftedClockJvm(process);
+		ShiftedClockJvm jvm = new ShiftedClockJvm(CommandedJvm.start(command,
+				Path.of("target", "shifted-clock-jvm-" + offset.toMillis() + ".log")));
 		jvm.ask("ready");
 		return jvm;
 	}
@@ -101,28 +87,12 @@ final class ShiftedClockJvm implements AutoCloseable {
 	}
 
 	private String ask(String command) {
-		try {
-			this.commands.write(command + "\n");
-			this.commands.flush();
-			String line;
-			while ((line = this.answers.readLine()) != null) {
-				if (line.startsWith(ANSWER)) {
-					return line.substring(ANSWER.length());
-				}
-			}
-			throw new IllegalStateException("The JVM ended before answering '" + command + "'");
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
+		return this.jvm.ask(command);
 	}
 
 	@Override
 	public void close() throws InterruptedException {
-		this.process.destroy();
-		if (!this.process.waitFor(30, TimeUnit.SECONDS)) {
-			this.process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-		}
+		this.jvm.close();
 	}
 
 	/**
@@ -140,12 +110,10 @@ final class ShiftedClockJvm implements AutoCloseable {
 	}
 
 	/**
-	 * The JVM's side: answers each command on standard output, everything else it prints going to standard error.
+	 * The JVM's side.
 	 * @param arguments Redis host and port, key prefix, policy name, algorithm and limit
 	 */
 	public static void main(String[] arguments) throws Throwable {
-		PrintStream answers = System.out;
-		System.setOut(System.err);
 		LettuceConnectionFactory connectionFactory = new LettuceConnectionFactory(
 				new RedisStandaloneConfiguration(arguments[0], Integer.parseInt(arguments[1])));
 		connectionFactory.afterPropertiesSet();
@@ -158,21 +126,18 @@ final class ShiftedClockJvm implements AutoCloseable {
 		Supplier<Instant> instant = Instant::now;
 		Supplier<Date> date = Date::new;
 		MethodHandle constant = ClockHandleConstant.load(ShiftedClockJvm.class.getClassLoader());
-		BufferedReader commands = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-		String command;
-		while ((command = commands.readLine()) != null) {
+		CommandedJvm.serve((command) -> {
 			String[] words = command.split(" ", 2);
-			String answer = switch (words[0]) {
+			return switch (words[0]) {
 				case "ready" -> "ready";
 				case "clock" -> System.currentTimeMillis() + " " + millis.getAsLong() + " "
-						+ instant.get().toEpochMilli() + " " + date.get().getTime() + " " + (long) constant.invokeExact();
+						+ instant.get().toEpochMilli() + " " + date.get().getTime() + " "
+						+ (long) constant.invokeExact();
 				case "redis" -> describe(onRedis.tryAcquire(words[1]));
 				case "memory" -> describe(inMemory.tryAcquire(words[1]));
 				default -> throw new IllegalArgumentException(command);
 			};
-			answers.println(ANSWER + answer);
-			answers.flush();
-		}
+		});
 		connectionFactory.destroy();
 	}
 

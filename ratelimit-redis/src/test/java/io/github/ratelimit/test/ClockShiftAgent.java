@@ -17,7 +17,6 @@ import java.time.LocalTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
-import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
 import java.util.Map;
@@ -109,11 +108,8 @@ public final class ClockShiftAgent {
 	 */
 	public static List<String> javaCommand(Duration offset, String mainClass, String... arguments) throws IOException {
 		Path agent = jar(Path.of("target", "clock-shift-agent"));
-		List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-				"-javaagent:" + agent.toAbsolutePath() + "=" + offset.toMillis(), "-Xmx256m", "-XX:TieredStopAtLevel=1",
-				"-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), mainClass));
-		command.addAll(List.of(arguments));
-		return command;
+		return CommandedJvm.javaCommand(List.of("-javaagent:" + agent.toAbsolutePath() + "=" + offset.toMillis()),
+				mainClass, arguments);
 	}
 
 	public static long currentTimeMillis() {

@@ -92,8 +92,11 @@ public final class TestRedis {
 	 * @return the connection factory
 	 */
 	public LettuceConnectionFactory newConnectionFactory() {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(this.host, this.port));
+		return connectionFactory(this.host, this.port);
+	}
+
+	private static LettuceConnectionFactory connectionFactory(String host, int port) {
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port));
 		factory.afterPropertiesSet();
 		factory.start();
 		return factory;
@@ -186,6 +189,14 @@ public final class TestRedis {
 
 		public int port() {
 			return this.port;
+		}
+
+		/**
+		 * A new, started connection factory of its own on this server. The caller destroys it.
+		 * @return the connection factory
+		 */
+		public LettuceConnectionFactory newConnectionFactory() {
+			return connectionFactory("127.0.0.1", this.port);
 		}
 
 		/**

@@ -46,7 +46,8 @@ public class RateLimitProperties {
 	private HeaderStyle headers = HeaderStyle.BOTH;
 
 	/**
-	 * Longest time a decision waits for the backend before the failure mode applies.
+	 * Longest time a decision waits for the backend before the failure mode applies, counting the time the
+	 * application ran (not a pause of its JVM), plus a grace of 20 ms for a reply that is arriving.
 	 */
 	private Duration timeout = Duration.ofMillis(100);
 

@@ -48,10 +48,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 class CircuitBreakerRedisTests {
 
 	/**
-	 * Shorter than the stall, so that the calls reaching Redis during it fail, and as long as that allows, so that a
-	 * loaded machine does not fail calls outside it.
+	 * Shorter than the stall by the grace a timeout gives a reply that is arriving (20 ms, and a tick or two of the
+	 * timer) and a busy machine's delays, so that the calls reaching Redis during it fail; as long as that allows, so
+	 * that a loaded machine does not fail calls outside it.
 	 */
-	private static final Duration TIMEOUT = Duration.ofMillis(175);
+	private static final Duration TIMEOUT = Duration.ofMillis(100);
 
 	private EmbeddedRedis redis;
 

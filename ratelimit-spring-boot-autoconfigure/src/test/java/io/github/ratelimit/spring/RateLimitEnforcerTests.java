@@ -90,8 +90,12 @@ class RateLimitEnforcerTests {
 	 * Enforces a policy the way this run's path does, throwing what the path lets through (an {@link Error}).
 	 */
 	private RateLimitOutcome enforce(PolicyDefinition policy, String key, long permits) {
+		return enforce(this.enforcer, policy, key, permits);
+	}
+
+	private RateLimitOutcome enforce(RateLimitEnforcer enforcer, PolicyDefinition policy, String key, long permits) {
 		// join, not get: a caller's interrupt (one test sets it) must not stop the wait
-		CompletableFuture<RateLimitOutcome> outcome = this.enforcer.enforceAsync(policy, policy.defaultPlan(), key, permits)
+		CompletableFuture<RateLimitOutcome> outcome = enforcer.enforceAsync(policy, policy.defaultPlan(), key, permits)
 			.toCompletableFuture()
 			.orTimeout(10, TimeUnit.SECONDS);
 		try {
@@ -267,6 +271,58 @@ class RateLimitEnforcerTests {
 		assertThat(outcome.kind()).isEqualTo(RateLimitOutcome.Kind.ALLOWED);
 		assertThat(outcome.decision().limit()).isEqualTo(Limit.parse("2/1h"));
 		assertThat(this.backend.calls).as("decided by the backend").hasValue(calls + 1);
+	}
+
+	@Test
+	void aReaskOfAnAgedRefusalThatGetsNoAnswerLetsTheNextRequestAskAgain() {
+		RateLimitEnforcer enforcer = new RateLimitEnforcer(List.of(), this.backend, this.breaker,
+				new DenyCache(100, Duration.ofSeconds(2), this.nanos::get), 1);
+		PolicyDefinition policy = policy("flood", "1/1h", FailureMode.OPEN);
+		assertThat(enforce(enforcer, policy, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.ALLOWED);
+		assertThat(enforce(enforcer, policy, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.DENIED);
+		assertThat(enforce(enforcer, policy, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.DENIED);
+		assertThat(this.backend.calls).hasValue(2);
+		advance(Duration.ofSeconds(2));
+		this.backend.failure = () -> new BackendTimeout("no answer in time");
+		assertThat(enforce(enforcer, policy, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.FAILED_OPEN);
+		assertThat(this.backend.calls).hasValue(3);
+		this.backend.failure = null;
+		assertThat(enforce(enforcer, policy, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.DENIED);
+		assertThat(this.backend.calls).hasValue(4);
+		advance(Duration.ofSeconds(2));
+		open(policy);
+		int calls = this.backend.calls.get();
+		// the open breaker lets the re-ask through to no call, and so no answer
+		assertThat(enforce(enforcer, policy, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.FAILED_OPEN);
+		this.backend.failure = null;
+		advance(Duration.ofSeconds(1));
+		assertThat(enforce(enforcer, policy, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.DENIED);
+		assertThat(enforce(enforcer, policy, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.DENIED);
+		assertThat(this.backend.calls).hasValue(calls + 1);
+	}
+
+	@Test
+	void aReaskWhoseCallerWentAwayStillEndsWhenTheBackendAnswers() {
+		RateLimitEnforcer enforcer = new RateLimitEnforcer(List.of(), this.backend, this.breaker,
+				new DenyCache(100, Duration.ofSeconds(2), this.nanos::get), 1);
+		PolicyDefinition policy = policy("flood", "1/1h", FailureMode.OPEN);
+		assertThat(enforce(enforcer, policy, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.ALLOWED);
+		assertThat(enforce(enforcer, policy, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.DENIED);
+		advance(Duration.ofSeconds(2));
+		CompletableFuture<Void> answer = new CompletableFuture<>();
+		this.backend.answering = answer::thenRun;
+		this.backend.failure = () -> new BackendTimeout("no answer in time");
+		CompletableFuture<RateLimitOutcome> reask = enforcer
+			.enforceAsync(policy, policy.defaultPlan(), "client", 1)
+			.toCompletableFuture();
+		// the client went away (a WebFlux request cancelled) before the backend's answer came
+		assertThat(reask.cancel(true)).isTrue();
+		answer.complete(null);
+		this.backend.answering = null;
+		this.backend.failure = null;
+		assertThat(this.backend.calls).hasValue(3);
+		assertThat(enforce(enforcer, policy, "client", 1).kind()).isEqualTo(RateLimitOutcome.Kind.DENIED);
+		assertThat(this.backend.calls).as("the next request asked again").hasValue(4);
 	}
 
 	/** How the enforcer is called, and how the backend answers. */

@@ -62,6 +62,11 @@ import org.springframework.core.NestedExceptionUtils;
  * {@link #observeWith}, whose scope is open while the backend's call is made, so that the backend's own
  * observations (Lettuce's commands) are its children. Without a registry, or while it has no handler, decisions
  * are not observed at all.
+ * <p>
+ * A refusal the deny cache remembers is asked again, once it ages out, by one request at a time: every call tells the
+ * cache how it ended (a refusal, an admission, or no answer). The answer to a call that timed out is still taken when
+ * the backend gives it ({@link RateLimiterBackend#lateDecision}): a refusal is remembered, and when the failure mode
+ * had admitted the request, recorded ({@link RateLimitRecorder#refusedLate}).
  */
 public class RateLimitEnforcer {
 
@@ -266,6 +271,7 @@ public class RateLimitEnforcer {
 		}
 		Call call = new Call(policy, plan, key, permits, this.breaker.tryCall());
 		if (call.ticket == CircuitBreaker.NOT_PERMITTED) {
+			call.unanswered();
 			return CompletableFuture.completedFuture(
 					record(fail(policy, plan, key, permits, this.breaker.lastError(), true), -1));
 		}
@@ -280,7 +286,8 @@ public class RateLimitEnforcer {
 			this.breaker.onIgnored(call.ticket);
 			throw error;
 		}
-		return decision.handle(call::completed);
+		// the deny cache first, on a stage a caller that goes away cannot cancel: a re-ask never stays open
+		return decision.whenComplete(call::answered).handle(call::completed);
 	}
 
 	/**
@@ -380,18 +387,74 @@ public class RateLimitEnforcer {
 				return record(new RateLimitOutcome(this.policy, this.plan, decision, RateLimitOutcome.Kind.ALLOWED,
 						this.permits), backendNanos);
 			}
-			if (RateLimitEnforcer.this.denyCache != null) {
-				RateLimitEnforcer.this.denyCache.remember(this.plan.scope(), this.key, this.permits, decision,
-						this.denyCacheStart);
-			}
 			return record(new RateLimitOutcome(this.policy, this.plan, decision, deniedKind(this.policy), this.permits),
 					backendNanos);
 		}
 
 		RateLimitOutcome failed(Throwable error) {
 			long backendNanos = System.nanoTime() - this.start;
+			unanswered();
 			boolean backendFailed = report(this.policy, this.ticket, error);
-			return record(fail(this.policy, this.plan, this.key, this.permits, error, backendFailed), backendNanos);
+			RateLimitOutcome outcome = record(
+					fail(this.policy, this.plan, this.key, this.permits, error, backendFailed), backendNanos);
+			CompletionStage<Decision> late = RateLimitEnforcer.this.backend.lateDecision(error);
+			if (late != null) {
+				late.thenAccept((decision) -> decidedLate(decision, outcome));
+			}
+			return outcome;
+		}
+
+		/**
+		 * Takes the backend's answer to this call, which came after it timed out and its failure mode stood in: a
+		 * refusal is remembered as any refusal, and counted when the failure mode admitted the request.
+		 */
+		private void decidedLate(Decision decision, RateLimitOutcome stoodIn) {
+			if (decision.allowed()) {
+				return;
+			}
+			remember(decision);
+			if (!stoodIn.refused() && !this.policy.shadow()) {
+				for (RateLimitRecorder recorder : RateLimitEnforcer.this.recorders) {
+					recorder.refusedLate(stoodIn);
+				}
+			}
+		}
+
+		/**
+		 * Tells the deny cache how the backend answered this call: a refusal is remembered, and any answer ends the
+		 * client's re-ask, were this call it.
+		 */
+		void answered(@Nullable Decision decision, @Nullable Throwable error) {
+			DenyCache cache = RateLimitEnforcer.this.denyCache;
+			if (cache == null) {
+				return;
+			}
+			if (error != null || decision == null) {
+				unanswered();
+			}
+			else if (decision.allowed()) {
+				cache.admitted(this.plan.scope(), this.key, this.permits, this.denyCacheStart);
+			}
+			else {
+				remember(decision);
+			}
+		}
+
+		/**
+		 * Tells the deny cache that this call gave no answer, so that, were it the client's re-ask, the next request
+		 * asks again.
+		 */
+		void unanswered() {
+			if (RateLimitEnforcer.this.denyCache != null) {
+				RateLimitEnforcer.this.denyCache.unanswered(this.plan.scope(), this.key, this.denyCacheStart);
+			}
+		}
+
+		private void remember(Decision refusal) {
+			if (RateLimitEnforcer.this.denyCache != null) {
+				RateLimitEnforcer.this.denyCache.remember(this.plan.scope(), this.key, this.permits, refusal,
+						this.denyCacheStart);
+			}
 		}
 
 	}

@@ -21,4 +21,12 @@ public interface RateLimitRecorder {
 	default void timedOut(PolicyDefinition policy) {
 	}
 
+	/**
+	 * Records that the backend's answer to a call that timed out came after all, and refused the request its policy's
+	 * failure mode had admitted (failed open, or admitted by the local fallback): what failing open cost.
+	 * @param outcome the failure mode's outcome, recorded when it was reached
+	 */
+	default void refusedLate(RateLimitOutcome outcome) {
+	}
+
 }

@@ -136,6 +136,85 @@ class DenyCacheTests {
 	}
 
 	@Test
+	void anAgedEntryIsAskedAgainByOneRequestWhileTheOthersAreRefusedFromIt() {
+		remember("client", 1, this.refusal);
+		advance(Duration.ofSeconds(1));
+		long reasked = this.cache.now();
+		assertThat(this.cache.find("p", "client", 1)).isNull();
+		for (int i = 0; i < 5; i++) {
+			Decision stale = this.cache.find("p", "client", 2);
+			assertThat(stale.allowed()).isFalse();
+			assertThat(stale.retryAfter()).isEqualTo(Duration.ofSeconds(29));
+		}
+		advance(Duration.ofMillis(5));
+		this.cache.remember("p", "client", 1, this.refusal, reasked);
+		assertThat(this.cache.find("p", "client", 1).retryAfter()).isEqualTo(Duration.ofMillis(29_995));
+		advance(Duration.ofMillis(995));
+		assertThat(this.cache.find("p", "client", 1)).isNull();
+		assertThat(this.cache.find("p", "client", 1)).isNotNull();
+	}
+
+	@Test
+	void anAgedEntryPastItsRetryTimeIsAskedAgainOnceAndRefusesWithoutAWaitMeanwhile() {
+		remember("client", 1, new Decision(false, Limit.parse("10/1m"), 0, Duration.ofMillis(200),
+				Duration.ofSeconds(6), Duration.ofMillis(200), true, List.of(Limit.parse("10/1m"))));
+		advance(Duration.ofMillis(300));
+		assertThat(this.cache.find("p", "client", 1)).isNull();
+		assertThat(this.cache.find("p", "client", 1).retryAfter()).isZero();
+	}
+
+	@Test
+	void aReaskWithoutAnAnswerLetsTheNextRequestAskAgain() {
+		long refused = this.cache.now();
+		remember("client", 1, this.refusal);
+		advance(Duration.ofSeconds(1));
+		long reasked = this.cache.now();
+		assertThat(this.cache.find("p", "client", 1)).isNull();
+		// a call that started before the re-ask does not end it
+		this.cache.unanswered("p", "client", refused);
+		assertThat(this.cache.find("p", "client", 1)).isNotNull();
+		this.cache.unanswered("p", "client", reasked);
+		assertThat(this.cache.find("p", "client", 1)).isNull();
+		assertThat(this.cache.find("p", "client", 1)).isNotNull();
+	}
+
+	@Test
+	void anAdmittedReaskForgetsTheClient() {
+		remember("client", 2, this.refusal);
+		advance(Duration.ofSeconds(1));
+		long reasked = this.cache.now();
+		assertThat(this.cache.find("p", "client", 2)).isNull();
+		// an admission of fewer permits than refused says nothing of the refusal, but ends the re-ask
+		this.cache.admitted("p", "client", 1, reasked);
+		assertThat(this.cache.find("p", "client", 2)).isNull();
+		this.cache.admitted("p", "client", 2, reasked);
+		assertThat(this.cache.find("p", "client", 2)).isNull();
+		assertThat(this.cache.find("p", "client", 2)).isNull();
+		assertThat(this.cache.size()).isZero();
+	}
+
+	@Test
+	void aReaskNeverEndedHoldsTheAgedRefusalAtMostItsLongestHold() {
+		remember("client", 1, this.refusal);
+		advance(Duration.ofMillis(1500));
+		assertThat(this.cache.find("p", "client", 1)).isNull();
+		advance(Duration.ofSeconds(DenyCache.REASK_HOLD_SECONDS).minusMillis(1));
+		assertThat(this.cache.find("p", "client", 1)).isNotNull();
+		advance(Duration.ofMillis(1));
+		assertThat(this.cache.find("p", "client", 1)).isNull();
+		assertThat(this.cache.find("p", "client", 1)).isNull();
+	}
+
+	@Test
+	void anAgedEntryNobodyAsksAgainIsGoneAfterAnotherMaximumAge() {
+		remember("client", 1, this.refusal);
+		advance(Duration.ofSeconds(2));
+		assertThat(this.cache.find("p", "client", 1)).isNull();
+		assertThat(this.cache.find("p", "client", 1)).isNull();
+		assertThat(this.cache.size()).isZero();
+	}
+
+	@Test
 	void rejectsAMaximumBelowOne() {
 		assertThatIllegalArgumentException().isThrownBy(() -> new DenyCache(0, Duration.ofSeconds(1)))
 			.withMessageContaining("at least 1");

@@ -16,13 +16,14 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Records outcomes as Micrometer meters: counter {@value #REQUESTS} tagged {@code policy} and {@code outcome}, timer
- * {@value #LATENCY} of backend calls tagged {@code policy}, and counter {@value #TIMEOUTS} of backend calls that timed
- * out, tagged {@code policy}; for leased policies, the meters of their leases, read from their statistics when the
- * registry is read (no cost on the decision path): counters {@value #LEASE_RENEWALS}, {@value #LEASE_PERMITS} (tagged
- * {@code state} {@code leased}, {@code returned} or {@code expired}) and {@value #LEASE_HITS}, gauges
- * {@value #LEASE_HELD} and {@value #LEASE_KEYS}, all tagged {@code policy}; a policy leased later (by a configuration
- * refresh) gets its meters then. Never tagged by client, so the number of series stays bounded by the number of
- * policies.
+ * {@value #LATENCY} of backend calls tagged {@code policy}, counter {@value #TIMEOUTS} of backend calls that timed out,
+ * tagged {@code policy}, and counter {@value #LATE_REFUSALS} of requests a failure mode admitted that the backend's
+ * late answer refused, tagged {@code policy}, {@code plan} and {@code outcome}; for leased policies, the meters of
+ * their leases, read from their statistics when the registry is read (no cost on the decision path): counters
+ * {@value #LEASE_RENEWALS}, {@value #LEASE_PERMITS} (tagged {@code state} {@code leased}, {@code returned} or
+ * {@code expired}) and {@value #LEASE_HITS}, gauges {@value #LEASE_HELD} and {@value #LEASE_KEYS}, all tagged
+ * {@code policy}; a policy leased later (by a configuration refresh) gets its meters then. Never tagged by client, so
+ * the number of series stays bounded by the number of policies.
  */
 public class RateLimitMetrics implements RateLimitRecorder {
 
@@ -34,6 +35,12 @@ public class RateLimitMetrics implements RateLimitRecorder {
 
 	/** The counter of backend calls that timed out (and may still have consumed), by policy. */
 	public static final String TIMEOUTS = "ratelimit.timeouts";
+
+	/**
+	 * The counter of requests a failure mode admitted after their backend call timed out, which the backend's late
+	 * answer refused, by policy, plan and outcome.
+	 */
+	public static final String LATE_REFUSALS = "ratelimit.late.refusals";
 
 	/** The counter of lease calls to the backend (renewals, granted or not), by policy. */
 	public static final String LEASE_RENEWALS = "ratelimit.lease.renewals";
@@ -57,6 +64,9 @@ public class RateLimitMetrics implements RateLimitRecorder {
 	private final ConcurrentMap<String, Timer> timers = new ConcurrentHashMap<>();
 
 	private final ConcurrentMap<String, Counter> timeouts = new ConcurrentHashMap<>();
+
+	private final ConcurrentMap<String, ConcurrentMap<RateLimitOutcome.Kind, Counter>> lateRefusals =
+			new ConcurrentHashMap<>();
 
 	/**
 	 * Creates the recorder.
@@ -82,9 +92,7 @@ public class RateLimitMetrics implements RateLimitRecorder {
 	public void record(RateLimitOutcome outcome, long backendNanos) {
 		PolicyPlan plan = outcome.plan();
 		String policy = plan.name();
-		this.counters.computeIfAbsent(plan.scope(), (name) -> new ConcurrentHashMap<>())
-			.computeIfAbsent(outcome.kind(), (kind) -> counter(policy, plan.planTag(), kind))
-			.increment();
+		count(this.counters, outcome, REQUESTS, "Requests decided by a rate limit policy");
 		if (backendNanos >= 0) {
 			this.timers.computeIfAbsent(policy, this::timer).record(backendNanos, TimeUnit.NANOSECONDS);
 		}
@@ -95,19 +103,29 @@ public class RateLimitMetrics implements RateLimitRecorder {
 		this.timeouts.computeIfAbsent(policy.name(), this::timeoutCounter).increment();
 	}
 
+	@Override
+	public void refusedLate(RateLimitOutcome outcome) {
+		count(this.lateRefusals, outcome, LATE_REFUSALS,
+				"Requests a failure mode admitted after their backend call timed out, which its late answer refused");
+	}
+
+	private void count(ConcurrentMap<String, ConcurrentMap<RateLimitOutcome.Kind, Counter>> counters,
+			RateLimitOutcome outcome, String name, String description) {
+		PolicyPlan plan = outcome.plan();
+		counters.computeIfAbsent(plan.scope(), (scope) -> new ConcurrentHashMap<>())
+			.computeIfAbsent(outcome.kind(), (kind) -> Counter.builder(name)
+				.description(description)
+				.tag("policy", plan.name())
+				.tag("plan", plan.planTag())
+				.tag("outcome", kind.tag())
+				.register(this.registry))
+			.increment();
+	}
+
 	private Counter timeoutCounter(String policy) {
 		return Counter.builder(TIMEOUTS)
 			.description("Rate limit decisions whose backend call timed out; the call may still have consumed permits")
 			.tag("policy", policy)
-			.register(this.registry);
-	}
-
-	private Counter counter(String policy, String plan, RateLimitOutcome.Kind kind) {
-		return Counter.builder(REQUESTS)
-			.description("Requests decided by a rate limit policy")
-			.tag("policy", policy)
-			.tag("plan", plan)
-			.tag("outcome", kind.tag())
 			.register(this.registry);
 	}
 
