@@ -34,7 +34,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.RedisConnection;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static io.github.ratelimit.test.Decisions.enforce;
@@ -71,8 +70,8 @@ class CircuitBreakerRedisTests {
 	@BeforeEach
 	void start() {
 		this.redis = EmbeddedRedis.start(TestRedis.freePort());
-		this.connectionFactory = factory();
-		this.admin = factory();
+		this.connectionFactory = this.redis.newConnectionFactory();
+		this.admin = this.redis.newConnectionFactory();
 	}
 
 	/**
@@ -308,14 +307,6 @@ class CircuitBreakerRedisTests {
 		try (RedisConnection connection = this.admin.getConnection()) {
 			connection.execute(command, Arrays.stream(arguments).map(String::getBytes).toArray(byte[][]::new));
 		}
-	}
-
-	private LettuceConnectionFactory factory() {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration("127.0.0.1", this.redis.port()));
-		factory.afterPropertiesSet();
-		factory.start();
-		return factory;
 	}
 
 	private record Call(long start, long end, RateLimitOutcome.Kind kind) {

@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -22,13 +21,11 @@ import io.github.ratelimit.test.TestRedis.EmbeddedRedis;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.RedisConnection;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -65,8 +62,8 @@ class CancelledDecisionTests {
 	@BeforeEach
 	void start() {
 		this.redis = EmbeddedRedis.start(TestRedis.freePort());
-		this.connectionFactory = factory();
-		this.admin = factory();
+		this.connectionFactory = this.redis.newConnectionFactory();
+		this.admin = this.redis.newConnectionFactory();
 		this.backend = new RedisRateLimiterBackend(this.connectionFactory, "cancelled", TestRedis.TIMEOUT);
 		this.backend.start();
 		RateLimitRecorder recorder = (outcome, backendNanos) -> {
@@ -155,43 +152,11 @@ class CancelledDecisionTests {
 		PolicyDefinition first = policy("first", "100/1h");
 		PolicyDefinition second = policy("second", "100/1h");
 		AtomicInteger secondKeys = new AtomicInteger();
-		RateLimitChain.Step counted = new RateLimitChain.Step() {
-
-			@Override
-			public PolicyDefinition policy() {
-				return second;
-			}
-
-			@Override
-			public CompletionStage<String> key(@Nullable RateLimitRequest request) {
-				secondKeys.incrementAndGet();
-				return CompletableFuture.completedFuture("client");
-			}
-
-			@Override
-			public long permits(PolicyPlan plan, @Nullable RateLimitRequest request) {
-				return 1;
-			}
-
-		};
-		RateLimitChain.Step firstStep = new RateLimitChain.Step() {
-
-			@Override
-			public PolicyDefinition policy() {
-				return first;
-			}
-
-			@Override
-			public CompletionStage<String> key(@Nullable RateLimitRequest request) {
-				return CompletableFuture.completedFuture("client");
-			}
-
-			@Override
-			public long permits(PolicyPlan plan, @Nullable RateLimitRequest request) {
-				return 1;
-			}
-
-		};
+		RateLimitChain.Step counted = new KeyedStep(second, () -> {
+			secondKeys.incrementAndGet();
+			return CompletableFuture.completedFuture("client");
+		});
+		RateLimitChain.Step firstStep = new KeyedStep(first, () -> CompletableFuture.completedFuture("client"));
 		Queue<Runnable> continuations = new ConcurrentLinkedQueue<>();
 		pauseRedis();
 		CompletableFuture<RateLimitChain.Verdict> verdict = new RateLimitChain(this.enforcer)
@@ -223,14 +188,6 @@ class CancelledDecisionTests {
 		Policy policy = Policy.of(name, Algorithm.TOKEN_BUCKET, limit);
 		return PolicyDefinition.of(policy, this.backend.create(policy), "ip", (request) -> null, List.of(), List.of(),
 				Set.of(), 1, FailureMode.OPEN, false);
-	}
-
-	private LettuceConnectionFactory factory() {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration("127.0.0.1", this.redis.port()));
-		factory.afterPropertiesSet();
-		factory.start();
-		return factory;
 	}
 
 	private static void await(BooleanSupplier condition) {

@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.RejectedExecutionException;
 
 import io.github.ratelimit.core.Algorithm;
@@ -14,7 +13,6 @@ import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.resilience.CircuitBreaker;
 import io.github.ratelimit.core.resilience.DenyCache;
 import io.github.ratelimit.spring.web.servlet.ServletRequests;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.mock.web.MockHttpServletRequest;
@@ -100,24 +98,8 @@ class RateLimitChainTests {
 	@Test
 	void aFailingKeyResolverEndsTheChainWithItsError() {
 		PolicyDefinition policy = policy("orders", "10/1h");
-		RateLimitChain.Step failing = new RateLimitChain.Step() {
-
-			@Override
-			public PolicyDefinition policy() {
-				return policy;
-			}
-
-			@Override
-			public CompletionStage<String> key(@Nullable RateLimitRequest request) {
-				return CompletableFuture.failedFuture(new IllegalStateException("no key"));
-			}
-
-			@Override
-			public long permits(PolicyPlan plan, @Nullable RateLimitRequest request) {
-				return 1;
-			}
-
-		};
+		RateLimitChain.Step failing = new KeyedStep(policy,
+				() -> CompletableFuture.failedFuture(new IllegalStateException("no key")));
 		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> await(request(), List.of(failing)))
 			.withMessage("no key");
 	}
