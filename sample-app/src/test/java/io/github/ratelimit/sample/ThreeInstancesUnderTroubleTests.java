@@ -176,7 +176,9 @@ class ThreeInstancesUnderTroubleTests {
 	/**
 	 * Stalls Redis for 200 ms ({@code DEBUG SLEEP 0.2} on a connection of its own) while the traffic flows, and
 	 * waits until every instance has made a Redis decision on a request sent after the stall. Should an instance
-	 * happen to have no call waiting on Redis during the stall (none of its calls failed), it stalls again.
+	 * happen to have no call waiting on Redis during the stall (none of its calls failed), it stalls again, 100 ms
+	 * longer each time: on a busy machine a decision's timer that fires late gives the reply the call's whole timeout
+	 * again (as after a GC pause), so a short stall may fail no call.
 	 */
 	private static Stall stallUntilItHitsTraffic(Traffic traffic) {
 		Stall stall = null;
@@ -186,7 +188,7 @@ class ThreeInstancesUnderTroubleTests {
 			try (StatefulRedisConnection<String, String> connection = admin.connect()) {
 				start = System.nanoTime();
 				connection.sync().dispatch(CommandType.DEBUG, new StatusOutput<>(StringCodec.UTF8),
-						new CommandArgs<>(StringCodec.UTF8).add("SLEEP").add("0.2"));
+						new CommandArgs<>(StringCodec.UTF8).add("SLEEP").add(stallSeconds(attempt)));
 				end = System.nanoTime();
 			}
 			traffic.await("every instance decides with Redis after the stall",
@@ -196,6 +198,10 @@ class ThreeInstancesUnderTroubleTests {
 		assertThat(stall.failedOnEveryInstance()).as("the stall made a call of every instance fail (outlast the timeout)")
 			.isTrue();
 		return stall;
+	}
+
+	private static String stallSeconds(int attempt) {
+		return Double.toString((200 + 100 * attempt) / 1000.0);
 	}
 
 	/**
