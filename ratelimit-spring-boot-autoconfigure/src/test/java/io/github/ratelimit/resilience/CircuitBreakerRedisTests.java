@@ -218,6 +218,33 @@ class CircuitBreakerRedisTests {
 		assertThat(this.breaker.isOpen()).isFalse();
 	}
 
+	/**
+	 * A request that costs more than a capacity is refused whatever the client's state, which the limiter reads from
+	 * Redis only to report it: that read is not a call the breaker judges Redis by. Before, such a request took the
+	 * half-open breaker's probe, its failed read came back as a refusal (the limiter's stateless answer), and the
+	 * breaker closed onto a Redis that was down; or, with the breaker open, the failure mode let it through.
+	 */
+	@Test
+	void aRequestCostingMoreThanACapacityIsRefusedWithoutProbingOrClosingTheBreaker() throws InterruptedException {
+		connect(TIMEOUT);
+		PolicyDefinition policy = policy("small", "5/1h");
+		warmUp(policy);
+		this.redis.stop();
+		for (int i = 0; i < 10; i++) {
+			this.breaker.onFailure(this.breaker.tryCall(), new IllegalStateException("down"));
+		}
+		assertThat(this.breaker.isOpen()).isTrue();
+		assertThat(enforce(this.enforcer, policy, "client", 6).kind()).as("refused while open, not let through")
+			.isEqualTo(RateLimitOutcome.Kind.DENIED);
+		Thread.sleep(this.breaker.retryAfter().toMillis() + 10);
+		assertThat(enforce(this.enforcer, policy, "client", 6).kind()).as("refused, its read failed")
+			.isEqualTo(RateLimitOutcome.Kind.DENIED);
+		assertThat(this.breaker.isOpen()).as("a failed read is no probe's success").isTrue();
+		assertThat(enforce(this.enforcer, policy, "client", 1).kind()).as("the probe is still to be made")
+			.isEqualTo(RateLimitOutcome.Kind.FAILED_OPEN);
+		assertThat(this.breaker.isOpen()).isTrue();
+	}
+
 	@Test
 	void aPoisonRequestOnOnePolicyLeavesAnotherDecidingExactly() {
 		// exact counts: a generous budget, so that a slow answer on a busy machine is not let through failing open

@@ -72,6 +72,9 @@ public class RateLimitEnforcer {
 
 	static final long WARNING_INTERVAL_SECONDS = 10;
 
+	/** The ticket of a call the circuit breaker is not told of. */
+	private static final long UNJUDGED = CircuitBreaker.NOT_PERMITTED + 1;
+
 	private static final Log logger = LogFactory.getLog(RateLimitEnforcer.class);
 
 	private final List<RateLimitRecorder> recorders;
@@ -269,7 +272,10 @@ public class RateLimitEnforcer {
 		if (early != null) {
 			return CompletableFuture.completedFuture(early);
 		}
-		Call call = new Call(policy, plan, key, permits, this.breaker.tryCall());
+		// a cost above a capacity is refused whatever the client's state, which the limiter reads only to report it:
+		// not a call the breaker judges the backend by (a probe's read that failed would close it), nor one it skips
+		boolean unsatisfiable = permits > plan.policy().smallestCapacity();
+		Call call = new Call(policy, plan, key, permits, unsatisfiable ? UNJUDGED : this.breaker.tryCall());
 		if (call.ticket == CircuitBreaker.NOT_PERMITTED) {
 			call.unanswered();
 			return CompletableFuture.completedFuture(
@@ -283,7 +289,7 @@ public class RateLimitEnforcer {
 			return CompletableFuture.completedFuture(call.failed(ex));
 		}
 		catch (Error error) {
-			this.breaker.onIgnored(call.ticket);
+			ignored(call.ticket);
 			throw error;
 		}
 		// the deny cache first, on a stage a caller that goes away cannot cancel: a re-ask never stays open
@@ -373,7 +379,7 @@ public class RateLimitEnforcer {
 			if (cause instanceof RuntimeException || cause instanceof LinkageError) {
 				return failed(cause);
 			}
-			RateLimitEnforcer.this.breaker.onIgnored(this.ticket);
+			ignored(this.ticket);
 			if (cause instanceof Error fatal) {
 				throw fatal;
 			}
@@ -382,7 +388,9 @@ public class RateLimitEnforcer {
 
 		RateLimitOutcome decided(Decision decision) {
 			long backendNanos = System.nanoTime() - this.start;
-			RateLimitEnforcer.this.breaker.onSuccess(this.ticket);
+			if (this.ticket != UNJUDGED) {
+				RateLimitEnforcer.this.breaker.onSuccess(this.ticket);
+			}
 			if (decision.allowed()) {
 				return record(new RateLimitOutcome(this.policy, this.plan, decision, RateLimitOutcome.Kind.ALLOWED,
 						this.permits), backendNanos);
@@ -459,13 +467,25 @@ public class RateLimitEnforcer {
 
 	}
 
+	private void failure(long ticket, Throwable error) {
+		if (ticket != UNJUDGED) {
+			this.breaker.onFailure(ticket, error);
+		}
+	}
+
+	private void ignored(long ticket) {
+		if (ticket != UNJUDGED) {
+			this.breaker.onIgnored(ticket);
+		}
+	}
+
 	/**
 	 * Tells the breaker, the recorders and the log what a limiter's error was.
 	 * @return whether the backend failed
 	 */
 	private boolean report(PolicyDefinition policy, long ticket, Throwable error) {
 		if (error instanceof LinkageError incompatible) {
-			this.breaker.onFailure(ticket, error);
+			failure(ticket, error);
 			this.incompatibilities.error(error.toString(), "Rate limit backend '" + this.backend.name()
 					+ "' cannot decide: " + IncompatibleLibrary.describe(incompatible)
 					+ ". Every decision fails as if the backend were down, and each policy's failure mode applies, "
@@ -473,7 +493,7 @@ public class RateLimitEnforcer {
 			return true;
 		}
 		if (this.backend.isBackendFailure(error)) {
-			this.breaker.onFailure(ticket, error);
+			failure(ticket, error);
 			if (this.backend.isTimeout(error)) {
 				for (RateLimitRecorder recorder : this.recorders) {
 					recorder.timedOut(policy);
@@ -481,7 +501,7 @@ public class RateLimitEnforcer {
 			}
 			return true;
 		}
-		this.breaker.onIgnored(ticket);
+		ignored(ticket);
 		if (Thread.currentThread().isInterrupted()) {
 			logger.debug("Rate limit decision of policy '" + policy.name() + "' interrupted; failure mode "
 					+ mode(policy) + " applied", error);

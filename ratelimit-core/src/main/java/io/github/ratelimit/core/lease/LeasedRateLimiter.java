@@ -68,12 +68,18 @@ public final class LeasedRateLimiter implements RateLimiter, AutoCloseable {
 	 * there is something to give back and gone when idle for a minute (a {@link ForkJoinPool}'s hand-over never parks
 	 * the thread that hands a return over, an event loop included).
 	 */
-	static final ForkJoinPool RETURNS = new ForkJoinPool(1, (pool) -> {
-		ForkJoinWorkerThread thread = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
-		thread.setName("ratelimit-lease-returns-" + thread.getPoolIndex());
-		thread.setDaemon(true);
-		return thread;
-	}, null, true);
+	static final ForkJoinPool RETURNS = pool("ratelimit-lease-returns-", 1);
+
+	/**
+	 * The threads that make the rounds of renewal following one whose grant was already there (a backend that
+	 * answers on the calling thread), shared by every leased limiter of the JVM: as many as the JVM has processors
+	 * (at least two), started when needed and gone when idle for a minute.
+	 */
+	static final ForkJoinPool RENEWALS = pool("ratelimit-lease-renewals-",
+			Math.max(2, Runtime.getRuntime().availableProcessors()));
+
+	/** The rounds of renewal a thread of {@link #RENEWALS} makes in a row for one key. */
+	static final int ROUNDS_PER_TURN = 16;
 
 	private final RateLimiter delegate;
 
@@ -253,7 +259,7 @@ public final class LeasedRateLimiter implements RateLimiter, AutoCloseable {
 			return this.delegate.tryAcquireAsync(key, permits);
 		}
 		if (maximum > 0) {
-			renew(key, lease, permits, maximum, now);
+			renew(key, lease, new Renewal(permits, maximum, now));
 		}
 		return waiter.future;
 	}
@@ -316,35 +322,62 @@ public final class LeasedRateLimiter implements RateLimiter, AutoCloseable {
 	}
 
 	/**
-	 * Renews a key's lease, and renews again while waiting requests are left that the grants did not serve. A round
-	 * whose grant is already complete (a backend that answers on the caller's thread: the in-memory one, Jedis) is
-	 * followed by the next in this loop, never from within the previous one's completion, so that the stack does not
-	 * grow with the rounds; a round whose grant is pending continues from its completion.
+	 * Renews a key's lease, and renews again while waiting requests are left that the grants did not serve. The
+	 * request that starts a renewal makes its first round only: a round whose grant is pending continues from its
+	 * completion, round after round; the rounds that follow a grant already there (a backend that answers on the
+	 * caller's thread: the in-memory one, Jedis) run on {@link #RENEWALS}, one after another in a loop, never nested
+	 * within the previous one's completion (so the stack does not grow with the rounds) and never on the thread of a
+	 * request that has its answer (which, under many threads on one key, could otherwise renew for the others for as
+	 * long as they keep coming).
 	 */
-	private void renew(String key, Lease lease, long minimum, long maximum, long sentNanos) {
-		@Nullable Renewal next = new Renewal(minimum, maximum, sentNanos);
-		while (next != null) {
-			Renewal renewal = next;
-			CompletableFuture<LeaseGrant> grant = grant(key, renewal);
-			if (!grant.isDone()) {
-				grant.whenComplete((granted, failure) -> {
-					Renewal following = completeRenewal(key, lease, renewal, granted, failure);
-					if (following != null) {
-						renew(key, lease, following.minimum, following.maximum, following.sentNanos);
-					}
-				});
+	private void renew(String key, Lease lease, Renewal renewal) {
+		Renewal next = round(key, lease, renewal);
+		if (next != null) {
+			RENEWALS.execute(() -> renewFor(key, lease, next));
+		}
+	}
+
+	/**
+	 * Renews on a thread of {@link #RENEWALS}: round after round while their grants are already there, at most
+	 * {@value #ROUNDS_PER_TURN} before the pool's other keys get their turn.
+	 */
+	private void renewFor(String key, Lease lease, Renewal renewal) {
+		Renewal next = renewal;
+		for (int rounds = 0; next != null; rounds++) {
+			if (rounds == ROUNDS_PER_TURN) {
+				Renewal later = next;
+				RENEWALS.execute(() -> renewFor(key, lease, later));
 				return;
 			}
-			LeaseGrant granted = null;
-			Throwable failure = null;
-			try {
-				granted = grant.join();
-			}
-			catch (CompletionException | CancellationException ex) {
-				failure = ex;
-			}
-			next = completeRenewal(key, lease, renewal, granted, failure);
+			next = round(key, lease, next);
 		}
+	}
+
+	/**
+	 * One round of renewal.
+	 * @return the next round when this one's grant was already there and requests are left waiting; {@code null}
+	 * when none are, or when the grant is pending (its completion goes on with the rounds)
+	 */
+	private @Nullable Renewal round(String key, Lease lease, Renewal renewal) {
+		CompletableFuture<LeaseGrant> grant = grant(key, renewal);
+		if (!grant.isDone()) {
+			grant.whenComplete((granted, failure) -> {
+				Renewal following = completeRenewal(key, lease, renewal, granted, failure);
+				if (following != null) {
+					renew(key, lease, following);
+				}
+			});
+			return null;
+		}
+		LeaseGrant granted = null;
+		Throwable failure = null;
+		try {
+			granted = grant.join();
+		}
+		catch (CompletionException | CancellationException ex) {
+			failure = ex;
+		}
+		return completeRenewal(key, lease, renewal, granted, failure);
 	}
 
 	/**
@@ -442,10 +475,15 @@ public final class LeasedRateLimiter implements RateLimiter, AutoCloseable {
 				}
 			}
 		}
-		dispose(key, disposed, giveBack);
-		completions.forEach(Runnable::run);
-		for (Waiter waiter : exact) {
-			decideExactly(key, waiter);
+		try {
+			dispose(key, disposed, giveBack);
+		}
+		finally {
+			// the waiters taken off the queue are answered whatever happened since
+			completions.forEach(Runnable::run);
+			for (Waiter waiter : exact) {
+				decideExactly(key, waiter);
+			}
 		}
 		return (nextMaximum > 0) ? new Renewal(nextMinimum, nextMaximum, now) : null;
 	}
@@ -563,6 +601,15 @@ public final class LeasedRateLimiter implements RateLimiter, AutoCloseable {
 		catch (RuntimeException | Error ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
+	}
+
+	private static ForkJoinPool pool(String prefix, int threads) {
+		return new ForkJoinPool(threads, (pool) -> {
+			ForkJoinWorkerThread thread = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
+			thread.setName(prefix + thread.getPoolIndex());
+			thread.setDaemon(true);
+			return thread;
+		}, null, true);
 	}
 
 	private static void addAll(List<Parcel> into, @Nullable List<Parcel> parcels) {

@@ -4,10 +4,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
@@ -275,38 +278,56 @@ class LeasedRateLimiterTests {
 
 	/**
 	 * A backend that answers on the calling thread (in-memory, Jedis) while requests of the key keep arriving during
-	 * each renewal, one per round, as under many threads: the rounds must follow one another in a loop. Nested (each
-	 * round started from within the previous one's completion) they overflowed the stack of the thread that made the
-	 * first call; {@code CompletableFuture} swallowed the {@link StackOverflowError}, the renewal stayed in flight for
-	 * good and no request of the key was answered again. Run on a thread with a small stack, so that nesting would
-	 * overflow within a few hundred rounds.
+	 * each renewal, one per round, as under many threads: the request that started the renewal makes one round and
+	 * has its answer; the rounds after it follow one another in a loop on the renewals' threads. Nested (each round
+	 * started from within the previous one's completion) they overflowed the stack of the thread that made the first
+	 * call; {@code CompletableFuture} swallowed the {@link StackOverflowError}, the renewal stayed in flight for good
+	 * and no request of the key was answered again. The first call is made on a thread with a small stack, so that
+	 * nesting would overflow within a few hundred rounds.
 	 */
 	@Test
-	void renewalsThatAnswerAtOnceFollowOneAnotherWithoutNestingHoweverLongRequestsKeepArriving() throws Exception {
+	void renewalsThatAnswerAtOnceFollowOneAnotherWithoutNestingOffTheThreadOfTheRequestThatStartedThem()
+			throws Exception {
 		WatchedRateLimiter shared = watched(Algorithm.TOKEN_BUCKET, "1000000/1h");
 		LeasedRateLimiter limiter = leased(shared, 1, false);
 		shared.answersAtOnce = true;
 		int arriving = 20_000;
-		List<CompletableFuture<Decision>> requests = new ArrayList<>();
+		Queue<CompletableFuture<Decision>> requests = new ConcurrentLinkedQueue<>();
+		Queue<String> leasedOn = new ConcurrentLinkedQueue<>();
+		AtomicInteger arrived = new AtomicInteger();
 		shared.onLease = () -> {
-			if (requests.size() <= arriving) {
+			leasedOn.add(Thread.currentThread().getName());
+			if (arrived.incrementAndGet() <= arriving) {
 				requests.add(limiter.tryAcquireAsync("hot", 1).toCompletableFuture());
 			}
 		};
-		CompletableFuture<Void> ran = new CompletableFuture<>();
+		CompletableFuture<Decision> first = new CompletableFuture<>();
 		Thread caller = new Thread(null, () -> {
 			try {
-				requests.add(0, limiter.tryAcquireAsync("hot", 1).toCompletableFuture());
-				ran.complete(null);
+				limiter.tryAcquireAsync("hot", 1).whenComplete((decision, ex) -> {
+					if (ex != null) {
+						first.completeExceptionally(ex);
+					}
+					else {
+						first.complete(decision);
+					}
+				});
 			}
 			catch (Throwable ex) {
-				ran.completeExceptionally(ex);
+				first.completeExceptionally(ex);
 			}
 		}, "small-stack", 256 * 1024);
 		caller.start();
-		ran.get(30, TimeUnit.SECONDS);
-		assertThat(requests).hasSize(arriving + 2);
+		caller.join(TimeUnit.SECONDS.toMillis(30));
+		assertThat(caller.isAlive()).isFalse();
+		assertThat(first).as("answered by its own round").isCompletedWithValueMatching(Decision::allowed);
+		await(() -> requests.size() == arriving);
+		CompletableFuture.allOf(requests.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
 		assertThat(requests).allSatisfy((request) -> assertThat(request).isCompletedWithValueMatching(Decision::allowed));
+		assertThat(leasedOn).as("the first round on the caller's thread, the rest on the renewals' threads")
+			.startsWith("small-stack")
+			.filteredOn((thread) -> !thread.startsWith("ratelimit-lease-renewals-"))
+			.containsExactly("small-stack");
 		assertThat(limiter.stats().renewals()).isEqualTo(shared.leaseCalls.get()).isGreaterThan(arriving);
 		// the renewal is over: the next request renews again and is answered
 		assertThat(limiter.tryAcquire("hot", 1).allowed()).isTrue();
