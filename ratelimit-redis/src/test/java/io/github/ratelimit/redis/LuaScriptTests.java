@@ -80,7 +80,8 @@ class LuaScriptTests {
 		long resetMicros = reply.get(3);
 		assertThat(resetMicros).isPositive().isLessThanOrEqualTo(2 * limit.periodMicros());
 		assertThat(reply.get(4)).isPositive().isLessThanOrEqualTo(resetMicros);
-		assertExpiresBetween(key, Expiry.of(algorithm, limit, 1, before), Expiry.of(algorithm, limit, 1, after));
+		assertExpiresBetween(key, Expiry.of(algorithm, limit, 1, before), Expiry.of(algorithm, limit, 1, after),
+				after - before);
 	}
 
 	@ParameterizedTest
@@ -99,7 +100,8 @@ class LuaScriptTests {
 		long afterSecond = RedisTime.micros(redis);
 		assertThat(second.subList(0, 3)).containsExactly(1L, 5L, 0L);
 		assertExpiresBetween(key, Expiry.of(algorithm, limit, 5, beforeFirst, beforeSecond),
-				Expiry.of(algorithm, limit, 5, afterFirst, afterSecond));
+				Expiry.of(algorithm, limit, 5, afterFirst, afterSecond),
+				Math.max(afterFirst - beforeFirst, afterSecond - beforeSecond));
 	}
 
 	@ParameterizedTest
@@ -112,7 +114,7 @@ class LuaScriptTests {
 		long after = RedisTime.micros(redis);
 		for (int i = 0; i < limits.length; i++) {
 			assertExpiresBetween(keys.get(i), Expiry.of(algorithm, limits[i], 3, before),
-					Expiry.of(algorithm, limits[i], 3, after));
+					Expiry.of(algorithm, limits[i], 3, after), after - before);
 		}
 	}
 
@@ -201,7 +203,7 @@ class LuaScriptTests {
 			long afterFirst = RedisTime.micros(redis);
 			assertThat(first.subList(0, 2)).as(limit.toString()).containsExactly(1L, capacity - 1);
 			assertExpiresBetween(key, Expiry.of(algorithm, limit, 1, beforeFirst),
-					Expiry.of(algorithm, limit, 1, afterFirst));
+					Expiry.of(algorithm, limit, 1, afterFirst), afterFirst - beforeFirst);
 			String before = dump(key);
 			List<Long> denied = run(algorithm, key, capacity, true, limit);
 			assertThat(denied.subList(0, 2)).as(limit.toString()).containsExactly(0L, capacity - 1);
@@ -347,15 +349,19 @@ class LuaScriptTests {
 
 	/**
 	 * Asserts that a key expires within {@code [earliest, latest]} (Redis time, microseconds), give or take the
-	 * milliseconds in which Redis keeps expiries: its TTL and Redis' clock are read in one script, so no time passes
-	 * between them.
+	 * milliseconds in which Redis keeps expiries (its TTL and Redis' clock are read in one script, so no time passes
+	 * between them) and, at the late end, the time the script that set it ran: Redis 6.2 stamps an expiry with the
+	 * clock of its {@code PEXPIRE} command, which runs up to that long after the script read the clock it computed
+	 * the expiry from (Redis 7 keeps one time for a whole script). A fixed window's key, whose expiry is its window's
+	 * end whenever it is written, showed it on a loaded machine: 2.8 ms late for a 2 ms precision.
+	 * @param scriptMicros how long the call that set the expiry took at most, as the test measured it
 	 */
-	private static void assertExpiresBetween(String key, long earliest, long latest) {
+	private static void assertExpiresBetween(String key, long earliest, long latest, long scriptMicros) {
 		List<Long> timeAndTtl = redis.execute(TIME_AND_TTL, List.of(key));
 		assertThat(timeAndTtl.get(2)).as("TTL of %s", key).isPositive();
 		long expiry = timeAndTtl.get(0) * 1_000_000 + timeAndTtl.get(1) + timeAndTtl.get(2) * 1000;
 		assertThat(expiry).as("expiry of %s, %d ms after Redis' time", key, timeAndTtl.get(2))
-			.isBetween(earliest - EXPIRY_PRECISION_MICROS, latest + EXPIRY_PRECISION_MICROS);
+			.isBetween(earliest - EXPIRY_PRECISION_MICROS, latest + scriptMicros + EXPIRY_PRECISION_MICROS);
 	}
 
 	private static List<Long> run(Algorithm algorithm, String key, long permits, boolean consume, Limit limit) {
