@@ -7,15 +7,14 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.resilience.CircuitBreaker;
 import io.github.ratelimit.core.resilience.DenyCache;
 import io.github.ratelimit.redis.RedisRateLimiterBackend;
+import io.github.ratelimit.test.Await;
 import io.github.ratelimit.test.TestRedis;
 import io.github.ratelimit.test.TestRedis.EmbeddedRedis;
 import io.micrometer.observation.Observation;
@@ -118,10 +117,10 @@ class CancelledDecisionTests {
 			.toCompletableFuture();
 		assertThat(cancelled).as("Redis is paused").isNotDone();
 		assertThat(cancelled.cancel(true)).isTrue();
-		await(() -> this.outcomes.size() == 2);
+		Await.until(() -> this.outcomes.size() == 2);
 		assertThat(this.outcomes.get(1).kind()).as("Redis refused it").isEqualTo(RateLimitOutcome.Kind.DENIED);
 		assertThat(this.recorded.get(1)).as("recorded with Redis' time").isNotNegative();
-		await(() -> this.stopped.get() == 2);
+		Await.until(() -> this.stopped.get() == 2);
 		assertThat(this.started).as("each decision observed once, and stopped").hasValue(2);
 		// the refusal was remembered: the next request is refused without asking Redis
 		assertThat(this.enforcer.enforceAsync(policy, policy.defaultPlan(), "client", 1).toCompletableFuture().join()
@@ -144,7 +143,7 @@ class CancelledDecisionTests {
 		probe.cancel(true);
 		// Redis answers the probe: its success closes the breaker, with no other request to probe again (the breaker
 		// hears of it before the outcome is recorded)
-		await(() -> this.outcomes.size() == 1);
+		Await.until(() -> this.outcomes.size() == 1);
 		assertThat(this.breaker.isOpen()).isFalse();
 		assertThat(this.outcomes).singleElement()
 			.satisfies((outcome) -> assertThat(outcome.kind()).isEqualTo(RateLimitOutcome.Kind.ALLOWED));
@@ -167,7 +166,7 @@ class CancelledDecisionTests {
 		assertThat(verdict).isNotDone();
 		verdict.cancel(true);
 		// Redis answers the first policy; the walk continues on its continuation executor, here on the test's thread
-		await(() -> !continuations.isEmpty());
+		Await.until(() -> !continuations.isEmpty());
 		continuations.poll().run();
 		assertThat(this.outcomes).extracting((outcome) -> outcome.policy().name()).containsExactly("first");
 		assertThat(secondKeys).as("the second policy was not asked for a request gone").hasValue(0);
@@ -191,15 +190,6 @@ class CancelledDecisionTests {
 		Policy policy = Policy.of(name, Algorithm.TOKEN_BUCKET, limit);
 		return PolicyDefinition.of(policy, this.backend.create(policy), "ip", (request) -> null, List.of(), List.of(),
 				Set.of(), 1, FailureMode.OPEN, false);
-	}
-
-	private static void await(BooleanSupplier condition) {
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-		while (!condition.getAsBoolean()) {
-			assertThat(System.nanoTime() - deadline).as("waited 30 s").isNegative();
-			Thread.onSpinWait();
-			Thread.yield();
-		}
 	}
 
 }

@@ -11,13 +11,13 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
+import io.github.ratelimit.test.Await;
 import io.github.ratelimit.test.Hammer;
 import io.github.ratelimit.test.ManualClock;
 import org.junit.jupiter.api.Test;
@@ -134,7 +134,7 @@ class LeasedRateLimiterTests {
 		assertThat(shared.peek("k").remaining()).isEqualTo(90);
 		this.clock.advance(MAX_AGE);
 		assertThat(limiter.tryFromLease("k", 1)).isNull();
-		await(() -> limiter.stats().permitsReturned() == 7);
+		Await.until(() -> limiter.stats().permitsReturned() == 7);
 		assertThat(shared.peek("k").remaining()).isEqualTo(97);
 		assertThat(limiter.stats().permitsExpired()).isZero();
 	}
@@ -180,9 +180,9 @@ class LeasedRateLimiterTests {
 		for (int i = 0; i < keys; i++) {
 			assertThat(limiter.tryAcquire("client-" + i, 1).allowed()).isTrue();
 		}
-		await(() -> limiter.stats().leasesHeld() <= 50);
+		Await.until(() -> limiter.stats().leasesHeld() <= 50);
 		LeaseStats stats = limiter.stats();
-		await(() -> stats.permitsReturned() + stats.permitsExpired() + stats.permitsHeld() == keys * 9);
+		Await.until(() -> stats.permitsReturned() + stats.permitsExpired() + stats.permitsHeld() == keys * 9);
 		assertThat(stats.permitsHeld()).isLessThanOrEqualTo(50 * 9);
 		long taken = 0;
 		for (int i = 0; i < keys; i++) {
@@ -321,7 +321,7 @@ class LeasedRateLimiterTests {
 		caller.join(TimeUnit.SECONDS.toMillis(30));
 		assertThat(caller.isAlive()).isFalse();
 		assertThat(first).as("answered by its own round").isCompletedWithValueMatching(Decision::allowed);
-		await(() -> requests.size() == arriving);
+		Await.until(() -> requests.size() == arriving);
 		CompletableFuture.allOf(requests.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
 		assertThat(requests).allSatisfy((request) -> assertThat(request).isCompletedWithValueMatching(Decision::allowed));
 		assertThat(leasedOn).as("the first round on the caller's thread, the rest on the renewals' threads")
@@ -363,7 +363,7 @@ class LeasedRateLimiterTests {
 		assertThat(limiter.tryAcquire("k", 1).allowed()).isTrue();
 		this.clock.advance(MAX_AGE);
 		assertThat(limiter.tryFromLease("k", 1)).isNull();
-		await(() -> limiter.stats().permitsReturned() == 9);
+		Await.until(() -> limiter.stats().permitsReturned() == 9);
 		assertThat(limiter.tryAcquire("evicted", 1).allowed()).isTrue();
 		limiter.close();
 		assertThat(limiter.stats().permitsReturned()).isEqualTo(18);
@@ -397,15 +397,6 @@ class LeasedRateLimiterTests {
 	private LeasedRateLimiter leased(WatchedRateLimiter shared, long batch, boolean adaptive) {
 		return new LeasedRateLimiter(shared, new LeaseSettings(batch, adaptive, MAX_AGE),
 				LeasedRateLimiter.DEFAULT_MAXIMUM_KEYS, this.nanos);
-	}
-
-	private static void await(BooleanSupplier condition) {
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-		while (!condition.getAsBoolean()) {
-			assertThat(System.nanoTime() - deadline).as("waited 30 s").isNegative();
-			Thread.onSpinWait();
-			Thread.yield();
-		}
 	}
 
 }
