@@ -16,6 +16,7 @@ import org.springframework.aot.hint.RuntimeHintsRegistrar;
 import org.springframework.beans.BeanUtils;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
+import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.util.StringUtils;
 
@@ -58,7 +59,8 @@ class AutoConfigurationRegistrationTests {
 	void everySpringFactoryShouldLoadAndImplementItsKey() throws Exception {
 		Properties factories = new Properties();
 		factories.load(new StringReader(read(FACTORIES)));
-		assertThat(factories.stringPropertyNames()).containsExactly(FailureAnalyzer.class.getName());
+		assertThat(factories.stringPropertyNames()).containsExactlyInAnyOrder(FailureAnalyzer.class.getName(),
+				ApplicationContextInitializer.class.getName());
 		for (String key : factories.stringPropertyNames()) {
 			Class<?> factoryType = Class.forName(key);
 			String[] names = StringUtils.commaDelimitedListToStringArray(factories.getProperty(key));
@@ -69,7 +71,10 @@ class AutoConfigurationRegistrationTests {
 			}
 		}
 		assertThat(factories.getProperty(FailureAnalyzer.class.getName()))
-			.contains(InvalidRateLimitConfigurationFailureAnalyzer.class.getName());
+			.contains(InvalidRateLimitConfigurationFailureAnalyzer.class.getName())
+			.contains(UnsupportedSpringBootFailureAnalyzer.class.getName());
+		assertThat(factories.getProperty(ApplicationContextInitializer.class.getName()))
+			.isEqualTo(SpringBootVersionCheck.class.getName());
 	}
 
 	/**
