@@ -185,6 +185,25 @@ class DocumentationTests {
 			}));
 	}
 
+	/**
+	 * The README stays the front door (at most 250 lines), and it and the guide's index list every page of the
+	 * guide (the benchmark reports are reached from the performance page).
+	 */
+	@Test
+	void readmeShouldBeShortAndListEveryPageOfTheGuide() throws IOException {
+		MarkdownPage readme = MarkdownPage.read(MarkdownPage.ROOT.resolve("README.md"));
+		assertThat(readme.lines()).as("README.md's lines").hasSizeLessThanOrEqualTo(250);
+		String index = Files.readString(MarkdownPage.ROOT.resolve("docs/README.md"));
+		try (Stream<Path> files = Files.list(MarkdownPage.ROOT.resolve("docs"))) {
+			files.map((file) -> file.getFileName().toString())
+				.filter((name) -> name.endsWith(".md") && !name.startsWith("benchmarks") && !name.equals("README.md"))
+				.forEach((name) -> {
+					assertThat(String.join("\n", readme.lines())).as("README.md's guide").contains("](docs/" + name);
+					assertThat(index).as("docs/README.md").contains("](" + name);
+				});
+		}
+	}
+
 	@Test
 	void namesThatAreNotPropertiesShouldBeMetersOrTheObservation() throws IOException {
 		String sources = Files.readString(MarkdownPage.ROOT.resolve(METERS))
