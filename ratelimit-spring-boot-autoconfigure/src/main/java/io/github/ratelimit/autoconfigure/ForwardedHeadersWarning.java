@@ -73,8 +73,8 @@ class ForwardedHeadersWarning implements ApplicationListener<ContextRefreshedEve
 					+ "header: rate limit policies %s count each address a client makes up as a new client. Make "
 					+ "sure the edge proxy overwrites X-Forwarded-For and Forwarded, or leave "
 					+ "server.forward-headers-strategy unset and register a NettyServerCustomizer whose "
-					+ "HttpServer.forwarded(..) handler believes only your proxies; see 'Keys and proxies' in the "
-					+ "ratelimit README.";
+					+ "HttpServer.forwarded(..) handler believes only your proxies; see 'Keys and proxies' in "
+					+ "docs/keys.md of the ratelimit guide.";
 		}
 		if (this.strategy.equals("framework")) {
 			return " takes the client's address from the leftmost X-Forwarded-For (or Forwarded) value, which the "
@@ -82,7 +82,7 @@ class ForwardedHeadersWarning implements ApplicationListener<ContextRefreshedEve
 					+ "address a client makes up as a new client. Use server.forward-headers-strategy=native with "
 					+ "your proxies trusted (server.tomcat.remoteip.internal-proxies, "
 					+ "server.tomcat.remoteip.trusted-proxies), or make sure the edge proxy overwrites "
-					+ "X-Forwarded-For; see 'Keys and proxies' in the ratelimit README.";
+					+ "X-Forwarded-For; see 'Keys and proxies' in docs/keys.md of the ratelimit guide.";
 		}
 		return null;
 	}

@@ -214,11 +214,13 @@ final class RateLimitRefresher {
 			String names = unbound.getUnboundProperties().stream().map((property) -> property.getName().toString())
 				.sorted().collect(Collectors.joining(", "));
 			return new InvalidRateLimitConfigurationException(names, "no such rate limiting setting",
-					"correct the property's name (see the README for every ratelimit.* property)", ex);
+					"correct the property's name (docs/properties.md of the ratelimit guide lists every "
+							+ "ratelimit.* property)",
+					ex);
 		}
 		String property = (ex.getProperty() != null) ? ex.getProperty().getName().toString() : ex.getName().toString();
 		return new InvalidRateLimitConfigurationException(property, message(ex),
-				"give the property a valid value, as in the README", ex);
+				"give the property a valid value, as docs/properties.md of the ratelimit guide describes it", ex);
 	}
 
 	private static String message(Throwable ex) {

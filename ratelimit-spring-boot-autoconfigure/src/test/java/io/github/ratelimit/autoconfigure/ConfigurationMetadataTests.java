@@ -3,17 +3,12 @@ package io.github.ratelimit.autoconfigure;
 import java.beans.PropertyDescriptor;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.TreeMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import io.github.ratelimit.core.Algorithm;
@@ -96,31 +91,6 @@ class ConfigurationMetadataTests {
 			}
 		}
 		assertThat(documented).containsExactlyInAnyOrderElementsOf(bound);
-	}
-
-	/**
-	 * Every row of the README's property tables (Configuration, When Redis is down) names a property the metadata
-	 * documents, with the default the metadata (that is, the code) has; and every property has a row.
-	 */
-	@Test
-	void readmeShouldListEveryPropertyWithItsDefault() throws IOException {
-		Map<String, JsonNode> properties = metadata("properties");
-		Map<String, String> listed = new TreeMap<>();
-		Matcher row = Pattern.compile("(?m)^\\| `(ratelimit\\.[a-z0-9.<>-]+)`(?: / `[^`]*`)? \\| `([^`]*)` \\|")
-			.matcher(Files.readString(Path.of("../README.md")));
-		while (row.find()) {
-			String name = row.group(1).replace("<name>", "*");
-			assertThat(properties).as("metadata of %s, which the README lists", name).containsKey(name);
-			assertThat(properties.get(name).path("defaultValue").asString()).as("default of %s", name)
-				.isEqualTo(row.group(2));
-			listed.put(name, row.group(2));
-		}
-		List<String> undocumented = properties.keySet()
-			.stream()
-			.filter((name) -> name.startsWith("ratelimit.") && properties.get(name).has("defaultValue"))
-			.filter((name) -> !listed.containsKey(name))
-			.toList();
-		assertThat(undocumented).as("properties with a default that the README does not list").isEmpty();
 	}
 
 	@Test

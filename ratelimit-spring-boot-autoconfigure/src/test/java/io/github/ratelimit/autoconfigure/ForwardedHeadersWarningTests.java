@@ -38,7 +38,7 @@ class ForwardedHeadersWarningTests {
 					.contains("rate limit policies hello count each address")
 					.contains("server.forward-headers-strategy=native")
 					.contains("server.tomcat.remoteip.internal-proxies")
-					.contains("'Keys and proxies'"));
+					.contains("'Keys and proxies' in docs/keys.md"));
 		});
 	}
 
@@ -81,7 +81,7 @@ class ForwardedHeadersWarningTests {
 				.satisfies((line) -> assertThat(line).contains(" WARN ")
 					.contains("rate limit policies hello count each address")
 					.contains("NettyServerCustomizer")
-					.contains("'Keys and proxies'")
+					.contains("'Keys and proxies' in docs/keys.md")
 					.doesNotContain("server.tomcat")));
 	}
 

@@ -11,12 +11,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Opens this module's copy of a classpath resource: the one beside its classes, not that of another jar.
  */
-final class ModuleResources {
+public final class ModuleResources {
 
 	private ModuleResources() {
 	}
 
-	static InputStream open(String resource) throws IOException {
+	/**
+	 * Opens the resource, asserting that this module has one.
+	 * @param resource the resource's path on the classpath
+	 * @return its content
+	 * @throws IOException on failure to open it
+	 */
+	public static InputStream open(String resource) throws IOException {
 		String module = RateLimitAutoConfiguration.class.getProtectionDomain().getCodeSource().getLocation().toString();
 		List<URL> ours = Collections.list(ModuleResources.class.getClassLoader().getResources(resource))
 			.stream()

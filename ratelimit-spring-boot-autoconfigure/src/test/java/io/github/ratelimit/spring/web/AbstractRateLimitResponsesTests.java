@@ -129,9 +129,9 @@ abstract class AbstractRateLimitResponsesTests {
 	}
 
 	/**
-	 * Checks what the README shows of a multi-limit refusal against one as this stack sent it.
+	 * Checks what docs/responses.md shows of a multi-limit refusal against one as this stack sent it.
 	 * @param refused the refusal
-	 * @throws IOException on failure to read the README
+	 * @throws IOException on failure to read the page
 	 */
 	abstract void assertDocumented(WireResponse refused) throws IOException;
 

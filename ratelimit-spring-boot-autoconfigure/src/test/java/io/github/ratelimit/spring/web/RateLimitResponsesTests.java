@@ -15,8 +15,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Every rate limit response of the servlet filter and of {@code @RateLimited}, read on the wire from Tomcat: the rules
- * of {@link AbstractRateLimitResponsesTests}, the README's multi-limit 429 exactly as sent, and the refusal of a
- * request that costs more than a capacity.
+ * of {@link AbstractRateLimitResponsesTests}, the multi-limit 429 of docs/responses.md exactly as sent, and the
+ * refusal of a request that costs more than a capacity.
  */
 @SpringBootTest(classes = ResponseTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "ratelimit.headers=both", "ratelimit.policies.tb.paths=/filtered/tb",
@@ -26,8 +26,8 @@ class RateLimitResponsesTests extends AbstractRateLimitResponsesTests {
 
 	@Override
 	void assertDocumented(WireResponse refused) throws IOException {
-		assertThat(withoutDateAndTrailingSpaces(Files.readString(Path.of("../README.md"))))
-			.as("the README's multi-limit 429, exactly as sent")
+		assertThat(withoutDateAndTrailingSpaces(Files.readString(Path.of("../docs/responses.md"))))
+			.as("the multi-limit 429 of docs/responses.md, exactly as sent")
 			.contains(withoutDateAndTrailingSpaces(refused.toString()));
 	}
 

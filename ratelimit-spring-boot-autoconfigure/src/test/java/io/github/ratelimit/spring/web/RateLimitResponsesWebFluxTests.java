@@ -15,8 +15,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Every rate limit response of the WebFlux filter, read on the wire from Reactor Netty: the rules of
- * {@link AbstractRateLimitResponsesTests}, the README's multi-limit 429 (every header but the server's own, and the
- * body, as Tomcat sends them).
+ * {@link AbstractRateLimitResponsesTests}, the multi-limit 429 of docs/responses.md (every header but the server's
+ * own, and the body, as Tomcat sends them).
  */
 @SpringBootTest(classes = FilterTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "spring.main.web-application-type=reactive", "ratelimit.headers=both",
@@ -29,15 +29,15 @@ class RateLimitResponsesWebFluxTests extends AbstractRateLimitResponsesTests {
 
 	@Override
 	void assertDocumented(WireResponse refused) throws IOException {
-		String readme = Files.readString(Path.of("../README.md"));
+		String page = Files.readString(Path.of("../docs/responses.md"));
 		assertThat(refused.statusLine()).startsWith("HTTP/1.1 429");
 		for (String header : RateLimitHeaderNames.ALL) {
-			assertThat(readme).contains(header + ": " + refused.value(header));
+			assertThat(page).contains(header + ": " + refused.value(header));
 		}
 		for (String header : OURS) {
-			assertThat(readme).contains(header + ": " + refused.value(header));
+			assertThat(page).contains(header + ": " + refused.value(header));
 		}
-		assertThat(readme).contains(refused.body());
+		assertThat(page).contains(refused.body());
 	}
 
 }
