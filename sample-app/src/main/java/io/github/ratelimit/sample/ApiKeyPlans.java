@@ -6,6 +6,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.stereotype.Component;
 
+// tag::api-key-plans[]
 /**
  * The plan of an {@code /api/orders} client: API keys starting with {@code pro-} are on plan {@code pro}, all others
  * on {@code free} (policy {@code orders}, {@code plan: bean:apiKeyPlans}).
@@ -22,3 +23,4 @@ class ApiKeyPlans implements PlanResolver {
 	}
 
 }
+// end::api-key-plans[]
