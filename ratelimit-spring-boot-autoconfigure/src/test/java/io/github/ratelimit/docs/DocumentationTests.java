@@ -476,7 +476,7 @@ class DocumentationTests {
 
 		@Override
 		public Object postProcessAfterInitialization(Object bean, String beanName) {
-			if (bean instanceof LettuceConnectionFactory boot && !beanName.equals("testRedis")) {
+			if (bean instanceof LettuceConnectionFactory boot) {
 				boot.destroy();
 				return TestRedis.get().newConnectionFactory();
 			}
