@@ -142,7 +142,8 @@ class DocumentationTests {
 			List<String> bare = page.blocks()
 				.stream()
 				.filter((block) -> !LANGUAGES.contains(block.language()))
-				.map((block) -> page.name() + ":" + block.line() + ": '" + block.language() + "'")
+				.map((block) -> page.name() + ":" + block.line() + ": "
+						+ (block.language().isEmpty() ? "no language" : "'" + block.language() + "'"))
 				.toList();
 			assertNone("fenced blocks without a language of " + LANGUAGES, bare);
 		}));
@@ -363,7 +364,7 @@ class DocumentationTests {
 		return a.substring(0, length);
 	}
 
-	private static void start(Located located) {
+	static void start(Located located) {
 		List<PropertySource<?>> configuration = load(located.block());
 		String webApplicationType = null;
 		for (PropertySource<?> source : configuration) {
@@ -494,7 +495,7 @@ class DocumentationTests {
 
 		@Override
 		public Object postProcessAfterInitialization(Object bean, String beanName) {
-			if (bean instanceof LettuceConnectionFactory boot && !beanName.equals("testRedis")) {
+			if (bean instanceof LettuceConnectionFactory boot) {
 				boot.destroy();
 				return TestRedis.get().newConnectionFactory();
 			}

@@ -73,6 +73,16 @@ final class MarkdownPage {
 		}
 	}
 
+	/**
+	 * A page of the given lines, as if read from a file.
+	 * @param file where the page would be
+	 * @param lines its lines
+	 * @return the page
+	 */
+	static MarkdownPage of(Path file, List<String> lines) {
+		return new MarkdownPage(file.toAbsolutePath().normalize(), lines);
+	}
+
 	static MarkdownPage read(Path file) {
 		try {
 			return new MarkdownPage(file.toAbsolutePath().normalize(), Files.readAllLines(file));
