@@ -28,6 +28,9 @@ class RateLimitGatewayWebFluxAutoConfigurationTests {
 		this.contextRunner.run((context) -> assertThat(context).hasNotFailed()
 			.doesNotHaveBean(RateLimitGatewayWebFluxAutoConfiguration.class)
 			.doesNotHaveBean(RoutePolicies.class));
+		this.contextRunner.withPropertyValues("ratelimit.enabled=false")
+			.run((context) -> assertThat(context).hasNotFailed()
+				.doesNotHaveBean(RateLimitGatewayWebFluxAutoConfiguration.class));
 	}
 
 }

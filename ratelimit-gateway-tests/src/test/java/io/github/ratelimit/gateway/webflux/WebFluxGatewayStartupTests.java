@@ -25,7 +25,8 @@ import static org.assertj.core.api.Assertions.within;
 /**
  * Gateways that {@link WebFluxGatewayTests}' shared one cannot be: one whose Redis cannot be reached, where a
  * fail-closed policy a route names answers 503 exactly as the same policy on {@code paths}, and whose configuration
- * is refreshed; one whose route names a policy that is not configured, which does not start.
+ * is refreshed; one whose route names a policy that is not configured, which does not start; one with rate
+ * limiting switched off, whose routes still work.
  */
 class WebFluxGatewayStartupTests {
 
@@ -87,6 +88,23 @@ class WebFluxGatewayStartupTests {
 		finally {
 			sources.remove("refresh");
 			unreachable.publishEvent(new EnvironmentChangeEvent(unreachable, Set.of(LIMITED)));
+		}
+	}
+
+	@Test
+	void routesThatNamePoliciesWorkUnlimitedWhileRateLimitingIsSwitchedOff() {
+		try (ConfigurableApplicationContext gateway = start("--spring.config.name=webflux-gateway",
+				"--ratelimit.enabled=false", "--spring.data.redis.host=" + TestRedis.get().host(),
+				"--spring.data.redis.port=" + TestRedis.get().port())) {
+			WebTestClient client = WebFluxGatewayTests
+				.client(gateway.getEnvironment().getRequiredProperty("local.server.port", Integer.class));
+			for (int i = 0; i < 4; i++) {
+				for (String path : new String[] { "/limited/a", "/bridged/a", "/dsl/a" }) {
+					client.get().uri(path).header("X-Api-Key", "key").exchange()
+						.expectStatus().isOk()
+						.expectHeader().doesNotExist("RateLimit");
+				}
+			}
 		}
 	}
 

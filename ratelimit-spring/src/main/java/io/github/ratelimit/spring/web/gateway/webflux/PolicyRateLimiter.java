@@ -41,11 +41,11 @@ public class PolicyRateLimiter extends AbstractRateLimiter<PolicyRateLimiter.Con
 	/** The prefix of a route's arguments for this limiter, as {@code policy-rate-limiter.policy}. */
 	public static final String CONFIGURATION_PROPERTY_NAME = "policy-rate-limiter";
 
-	private final RateLimitRegistry registry;
+	private final @Nullable RateLimitRegistry registry;
 
-	private final RateLimitHeaders headers;
+	private final @Nullable RateLimitHeaders headers;
 
-	private final ExchangeDecisions decisions;
+	private final @Nullable ExchangeDecisions decisions;
 
 	/**
 	 * Creates the limiter.
@@ -62,6 +62,23 @@ public class PolicyRateLimiter extends AbstractRateLimiter<PolicyRateLimiter.Con
 		this.decisions = new ExchangeDecisions(enforcer, headers);
 	}
 
+	private PolicyRateLimiter(ConfigurationService configurationService) {
+		super(Config.class, CONFIGURATION_PROPERTY_NAME, configurationService);
+		this.registry = null;
+		this.headers = null;
+		this.decisions = null;
+	}
+
+	/**
+	 * The limiter while rate limiting is switched off ({@code ratelimit.enabled=false}): it allows every request,
+	 * without headers, so that routes that name it keep working.
+	 * @param configurationService the gateway's binder of route arguments
+	 * @return the limiter
+	 */
+	public static PolicyRateLimiter disabled(ConfigurationService configurationService) {
+		return new PolicyRateLimiter(configurationService);
+	}
+
 	/**
 	 * Binds a route's arguments, and fails the route when the policy it names is not configured.
 	 */
@@ -69,52 +86,58 @@ public class PolicyRateLimiter extends AbstractRateLimiter<PolicyRateLimiter.Con
 	public void onApplicationEvent(FilterArgsEvent event) {
 		super.onApplicationEvent(event);
 		Config config = getConfig().get(event.getRouteId());
-		if (config != null) {
-			policy(event.getRouteId(), config);
+		if (config != null && this.registry != null) {
+			policy(this.registry, event.getRouteId(), config);
 		}
 	}
 
 	@Override
 	public Mono<Response> isAllowed(String routeId, String id) {
+		RateLimitRegistry registry = this.registry;
+		RateLimitHeaders headers = this.headers;
+		ExchangeDecisions decisions = this.decisions;
+		if (registry == null || headers == null || decisions == null) {
+			return Mono.just(new Response(true, Map.of()));
+		}
 		PolicyDefinition policy;
 		try {
-			policy = policy(routeId, getConfig().get(routeId));
+			policy = policy(registry, routeId, getConfig().get(routeId));
 		}
 		catch (IllegalArgumentException ex) {
 			return Mono.error(ex);
 		}
 		List<RateLimitChain.Step> steps = List.of(new ClientStep(policy, id));
-		return Mono.deferContextual((context) -> this.decisions
+		return Mono.deferContextual((context) -> decisions
 			.verdict(ServerWebExchangeContextFilter.getExchange(context).orElse(null), steps)
-			.map(this::response));
+			.map((verdict) -> response(verdict, headers)));
 	}
 
-	private PolicyDefinition policy(String routeId, @Nullable Config config) {
+	private static PolicyDefinition policy(RateLimitRegistry registry, String routeId, @Nullable Config config) {
 		String name = (config != null) ? config.getPolicy() : null;
 		if (name == null || name.isBlank()) {
 			throw new IllegalArgumentException("Route '" + routeId + "' uses the policy rate limiter without naming a "
 					+ "policy: give its RequestRateLimiter filter the argument " + CONFIGURATION_PROPERTY_NAME
 					+ ".policy");
 		}
-		if (!this.registry.isConfigured(name)) {
+		if (!registry.isConfigured(name)) {
 			throw new IllegalArgumentException("Route '" + routeId + "' names rate limit policy '" + name + "' in "
 					+ CONFIGURATION_PROPERTY_NAME + ".policy, and no such policy is configured: configure "
 					+ "ratelimit.policies." + name + " or correct the name");
 		}
-		return this.registry.find(name).orElseThrow();
+		return registry.find(name).orElseThrow();
 	}
 
-	private Response response(RateLimitChain.Verdict verdict) {
+	private static Response response(RateLimitChain.Verdict verdict, RateLimitHeaders writer) {
 		Map<String, String> headers = new LinkedHashMap<>();
 		RateLimitOutcome refusal = verdict.refusal();
 		if (refusal != null) {
-			this.headers.write(refusal, headers::put);
+			writer.write(refusal, headers::put);
 			refusal.refusal(null).getHeaders().forEach((name, values) -> headers.put(name, values.get(0)));
 			return new Response(false, headers);
 		}
 		RateLimitOutcome shown = verdict.shown();
 		if (shown != null) {
-			this.headers.write(shown, headers::put);
+			writer.write(shown, headers::put);
 		}
 		return new Response(true, headers);
 	}

@@ -34,16 +34,17 @@ import org.springframework.web.server.ServerWebExchange;
  * <p>
  * In the Java DSL, {@code .filters(f -> f.filter(rateLimit.policies("orders")))}, with this factory injected. A
  * policy that is not configured fails the route when it is built, naming the route (when known) and the policy; the
- * names are read from the registry at each request, so a configuration refresh applies to the next request.
+ * names are read from the registry at each request, so a configuration refresh applies to the next request. While
+ * rate limiting is switched off ({@link #disabled()}), routes keep their filter and are not limited.
  */
 public class RateLimitGatewayFilterFactory extends AbstractGatewayFilterFactory<RateLimitGatewayFilterFactory.Config> {
 
 	/** The name of the {@link Config#getPolicies() policies} argument. */
 	public static final String POLICIES_KEY = "policies";
 
-	private final RateLimitRegistry registry;
+	private final @Nullable RateLimitRegistry registry;
 
-	private final ExchangeDecisions decisions;
+	private final @Nullable ExchangeDecisions decisions;
 
 	private final Set<String> applied = ConcurrentHashMap.newKeySet();
 
@@ -58,6 +59,21 @@ public class RateLimitGatewayFilterFactory extends AbstractGatewayFilterFactory<
 		super(Config.class);
 		this.registry = registry;
 		this.decisions = new ExchangeDecisions(enforcer, headers);
+	}
+
+	private RateLimitGatewayFilterFactory() {
+		super(Config.class);
+		this.registry = null;
+		this.decisions = null;
+	}
+
+	/**
+	 * The factory while rate limiting is switched off ({@code ratelimit.enabled=false}): routes that name policies
+	 * keep working, and are not limited.
+	 * @return the factory
+	 */
+	public static RateLimitGatewayFilterFactory disabled() {
+		return new RateLimitGatewayFilterFactory();
 	}
 
 	@Override
@@ -88,15 +104,20 @@ public class RateLimitGatewayFilterFactory extends AbstractGatewayFilterFactory<
 			throw new IllegalArgumentException(route + " has a RateLimit filter that names no policy: name the "
 					+ "configured policies it applies, as in RateLimit=orders");
 		}
+		RateLimitRegistry registry = this.registry;
+		ExchangeDecisions decisions = this.decisions;
+		if (registry == null || decisions == null) {
+			return new PassThrough(names);
+		}
 		for (String name : names) {
-			if (!this.registry.isConfigured(name)) {
+			if (!registry.isConfigured(name)) {
 				throw new IllegalArgumentException(route + " names rate limit policy '" + name + "' in its RateLimit "
 						+ "filter, and no such policy is configured: configure ratelimit.policies." + name
 						+ " or correct the name");
 			}
 		}
 		this.applied.addAll(names);
-		return new RouteFilter(names);
+		return new RouteFilter(registry, decisions, names);
 	}
 
 	/**
@@ -112,31 +133,36 @@ public class RateLimitGatewayFilterFactory extends AbstractGatewayFilterFactory<
 	/** The filter of one route: its policies' steps, looked up again after a refresh. */
 	private final class RouteFilter implements GatewayFilter {
 
+		private final RateLimitRegistry registry;
+
+		private final ExchangeDecisions decisions;
+
 		private final List<String> names;
 
 		private volatile Steps steps = new Steps(new Object(), List.of());
 
-		RouteFilter(List<String> names) {
+		RouteFilter(RateLimitRegistry registry, ExchangeDecisions decisions, List<String> names) {
+			this.registry = registry;
+			this.decisions = decisions;
 			this.names = names;
 		}
 
 		@Override
 		public Mono<Void> filter(ServerWebExchange exchange, GatewayFilterChain chain) {
-			return RateLimitGatewayFilterFactory.this.decisions.apply(exchange, steps(), true,
-					() -> chain.filter(exchange));
+			return this.decisions.apply(exchange, steps(), true, () -> chain.filter(exchange));
 		}
 
 		private List<RateLimitChain.Step> steps() {
-			Object configuration = RateLimitGatewayFilterFactory.this.registry.configuration();
+			Object configuration = this.registry.configuration();
 			Steps current = this.steps;
 			if (current.configuration() != configuration) {
 				List<RateLimitChain.Step> steps = new ArrayList<>(this.names.size());
 				for (String name : this.names) {
-					PolicyDefinition policy = RateLimitGatewayFilterFactory.this.registry.find(name)
-						.filter((found) -> RateLimitGatewayFilterFactory.this.registry.isConfigured(name))
-						.orElseThrow(() -> new IllegalStateException("Rate limit policy '" + name + "' of a "
-								+ "RateLimit route filter is no longer configured"));
-					steps.add(RateLimitChain.Step.of(policy));
+					if (!this.registry.isConfigured(name)) {
+						throw new IllegalStateException("Rate limit policy '" + name + "' of a RateLimit route "
+								+ "filter is no longer configured");
+					}
+					steps.add(RateLimitChain.Step.of(this.registry.find(name).orElseThrow()));
 				}
 				current = new Steps(configuration, List.copyOf(steps));
 				this.steps = current;
@@ -146,11 +172,34 @@ public class RateLimitGatewayFilterFactory extends AbstractGatewayFilterFactory<
 
 		@Override
 		public String toString() {
-			return GatewayToStringStyler.filterToStringCreator(RateLimitGatewayFilterFactory.this)
-				.append(POLICIES_KEY, this.names)
-				.toString();
+			return describe(this.names);
 		}
 
+	}
+
+	/** The filter of a route while rate limiting is switched off. */
+	private final class PassThrough implements GatewayFilter {
+
+		private final List<String> names;
+
+		PassThrough(List<String> names) {
+			this.names = names;
+		}
+
+		@Override
+		public Mono<Void> filter(ServerWebExchange exchange, GatewayFilterChain chain) {
+			return chain.filter(exchange);
+		}
+
+		@Override
+		public String toString() {
+			return describe(this.names);
+		}
+
+	}
+
+	private String describe(List<String> names) {
+		return GatewayToStringStyler.filterToStringCreator(this).append(POLICIES_KEY, names).toString();
 	}
 
 	/** The steps of a route's policies in one set of configured policies. */
