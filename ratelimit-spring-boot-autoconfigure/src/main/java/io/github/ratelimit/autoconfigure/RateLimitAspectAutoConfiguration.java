@@ -67,9 +67,10 @@ public final class RateLimitAspectAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(name = "rateLimitedStartupCheck")
-	SmartInitializingSingleton rateLimitedStartupCheck(RateLimitedPolicies policies, RateLimitRegistry registry) {
+	SmartInitializingSingleton rateLimitedStartupCheck(RateLimitedPolicies policies, RateLimitRegistry registry,
+			ObjectProvider<RoutePolicies> routes) {
 		return RateLimitedAdvisor.startupCheck(policies,
-				(applied) -> AppliedPolicies.requireEveryPolicyApplied(registry, applied));
+				(applied) -> AppliedPolicies.requireEveryPolicyApplied(registry, applied, routes));
 	}
 
 	/**
