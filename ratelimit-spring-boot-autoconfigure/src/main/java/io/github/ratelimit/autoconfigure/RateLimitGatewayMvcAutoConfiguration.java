@@ -11,11 +11,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
-import org.springframework.cloud.gateway.server.mvc.filter.FilterSupplier;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
-import org.springframework.web.servlet.function.HandlerFilterFunction;
 
 /**
  * Rate limiting of the routes of Spring Cloud Gateway's WebMVC server: the {@code RateLimit} filter of YAML routes
@@ -24,13 +22,23 @@ import org.springframework.web.servlet.function.HandlerFilterFunction;
  */
 @AutoConfiguration(after = RateLimitAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
-@ConditionalOnClass({ FilterSupplier.class, HandlerFilterFunction.class })
+@ConditionalOnClass(name = { "org.springframework.cloud.gateway.server.mvc.filter.FilterSupplier",
+		"org.springframework.web.servlet.function.HandlerFilterFunction" })
 public final class RateLimitGatewayMvcAutoConfiguration {
 
-	@Bean
-	@ConditionalOnMissingBean
-	RateLimitFilterFunctions.FilterSupplier rateLimitFilterFunctionsSupplier() {
-		return new RateLimitFilterFunctions.FilterSupplier();
+	/**
+	 * The gateway's types appear only in nested classes, which are not read when the gateway is absent, even where
+	 * this class is given as a class rather than by name (an {@code ApplicationContextRunner}).
+	 */
+	@Configuration(proxyBeanMethods = false)
+	static class FilterConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		RateLimitFilterFunctions.FilterSupplier rateLimitFilterFunctionsSupplier() {
+			return new RateLimitFilterFunctions.FilterSupplier();
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

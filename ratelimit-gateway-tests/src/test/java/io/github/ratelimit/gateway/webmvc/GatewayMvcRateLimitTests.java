@@ -2,10 +2,14 @@ package io.github.ratelimit.gateway.webmvc;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.ratelimit.autoconfigure.InvalidRateLimitConfigurationException;
 import io.github.ratelimit.gateway.webmvc.Wire.Answer;
+import io.github.ratelimit.spring.PolicyDefinition;
+import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.test.TestRedis;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterAll;
@@ -15,7 +19,10 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestInstance.Lifecycle;
 
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.env.MapPropertySource;
+import org.springframework.core.env.MutablePropertySources;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -128,6 +135,31 @@ class GatewayMvcRateLimitTests {
 		}
 		assertThat(Wire.send(this.port, "POST", "/posts/a").status()).isEqualTo(200);
 		assertThat(Wire.send(this.port, "POST", "/posts/a").status()).isEqualTo(429);
+	}
+
+	@Test
+	void policyTheFilterAndTheRouteBothApplyShouldChargeARequestOnce() {
+		assertThat(Wire.get(this.port, "/both/a").status()).isEqualTo(200);
+		assertThat(Wire.get(this.port, "/both/a").status()).isEqualTo(200);
+		assertThat(Wire.get(this.port, "/both/a").status()).isEqualTo(429);
+	}
+
+	@Test
+	void refreshThatLeavesARouteNamingAPolicyThatIsNotConfiguredShouldBeRejected() {
+		MutablePropertySources sources = this.gateway.getEnvironment().getPropertySources();
+		String gateway = "spring.cloud.gateway.server.webmvc.routes[0].";
+		sources.addFirst(new MapPropertySource("refreshed", Map.of("ratelimit.policies.route.limits", "5/1h",
+				gateway + "id", "renamed", gateway + "uri", this.upstream.uri().toString(), gateway + "predicates[0]",
+				"Path=/renamed/**", gateway + "filters[0]", "RateLimit=renamed")));
+		try {
+			this.gateway.publishEvent(
+					new EnvironmentChangeEvent(this.gateway, Set.of("ratelimit.policies.route.limits")));
+		}
+		finally {
+			sources.remove("refreshed");
+		}
+		PolicyDefinition route = this.gateway.getBean(RateLimitRegistry.class).find("route").orElseThrow();
+		assertThat(route.defaultPlan().policy().limits()).extracting(Object::toString).containsExactly("2/1h");
 	}
 
 	@Test
