@@ -123,12 +123,16 @@ final class Wire {
 							.isEqualTo(Integer.toString(this.body.getBytes(StandardCharsets.UTF_8).length));
 						value = "<length of the body>";
 					}
-					Pattern wait = WAIT_HEADERS.contains(name) ? SECONDS : name.equals("ratelimit") ? NEXT_PERMIT : null;
-					String renamed = rename(value, names);
-					text.append(name).append(": ").append((wait != null) ? takeOut(wait, renamed, waits) : renamed)
-						.append('\n');
+					text.append(name).append(": ").append(takeOutWaits(name, rename(value, names), waits)).append('\n');
 				}));
 			return text.append('\n').append(takeOut(RETRY_IN, rename(this.body, names), waits)).toString();
+		}
+
+		private static String takeOutWaits(String name, String value, List<Long> waits) {
+			if (WAIT_HEADERS.contains(name)) {
+				return takeOut(SECONDS, value, waits);
+			}
+			return name.equals("ratelimit") ? takeOut(NEXT_PERMIT, value, waits) : value;
 		}
 
 		private static String rename(String text, String... names) {
