@@ -17,8 +17,8 @@ import static org.springframework.cloud.gateway.server.mvc.handler.HandlerFuncti
 // end::dsl-imports[]
 
 /**
- * A WebMVC gateway: the routes of its YAML configuration ({@code gateway-webmvc.yml}) and one route of the Java DSL,
- * all to the test's {@link Upstream} ({@code upstream.uri}).
+ * A WebMVC gateway: the routes of its YAML configuration ({@code gateway-webmvc.yml}) and two routes of the Java DSL,
+ * one naming a policy that is not configured, all to the test's {@link Upstream} ({@code upstream.uri}).
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
@@ -34,5 +34,13 @@ class GatewayMvcApplication {
 			.build();
 	}
 	// end::dsl-route[]
+
+	@Bean
+	RouterFunction<ServerResponse> unconfiguredRoute(@Value("${upstream.uri}") URI upstream) {
+		return route("unconfigured").GET("/unconfigured/**", http())
+			.before(uri(upstream))
+			.filter(rateLimit("unconfigured"))
+			.build();
+	}
 
 }

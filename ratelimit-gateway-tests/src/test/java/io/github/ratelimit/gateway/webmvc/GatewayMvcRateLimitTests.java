@@ -31,9 +31,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * The {@code RateLimit} filter on the routes of Spring Cloud Gateway's WebMVC server, over real HTTP on a real Redis,
  * in one gateway application configured in YAML ({@code gateway-webmvc.yml}) plus one route of the Java DSL, all to a
  * local upstream: a route's policy answers as the servlet filter answers for a {@code paths} policy of the same limits
- * on another route (status, headers but {@code Date}, body), and is counted in the same metrics. A second application
- * whose Redis cannot be reached answers 503 alike on both, and one whose route names a policy that is not configured
- * does not start.
+ * on another route (status, headers but {@code Date}, body), and is counted in the same metrics. Other applications:
+ * one whose Redis cannot be reached answers 503 alike on both, one with rate limiting switched off lets every request
+ * through, and one whose route names a policy that is not configured does not start.
  */
 @TestInstance(Lifecycle.PER_CLASS)
 class GatewayMvcRateLimitTests {
@@ -78,6 +78,23 @@ class GatewayMvcRateLimitTests {
 	@Test
 	void routeOfTheJavaDslShouldAnswerAsTheServletFilterDoes() {
 		assertAdmitsTwoThenRefusesAsTheServletFilter("/mvc/a", "/dsl/a", "dsl", "mvc");
+	}
+
+	@Test
+	void routeOfTheJavaDslNamingAPolicyThatIsNotConfiguredShouldFailItsRequests() {
+		Answer failed = Wire.get(this.port, "/unconfigured/a");
+		assertThat(failed.status()).isEqualTo(500);
+		assertThat(failed.body()).doesNotContain(Upstream.BODY);
+	}
+
+	@Test
+	void routesShouldLetEveryRequestThroughWhenRateLimitingIsSwitchedOff() {
+		int off = port(start("ratelimit.enabled=false"));
+		for (int i = 0; i < 3; i++) {
+			Answer route = Wire.get(off, "/route/orders");
+			assertThat(route.status()).isEqualTo(200);
+			assertThat(route.body()).isEqualTo(Upstream.BODY);
+		}
 	}
 
 	@Test
