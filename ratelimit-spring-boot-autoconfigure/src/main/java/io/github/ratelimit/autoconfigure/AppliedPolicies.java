@@ -1,11 +1,12 @@
 package io.github.ratelimit.autoconfigure;
 
 import java.util.HashSet;
-import java.util.List;
 import java.util.Set;
 
 import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.RateLimitRegistry;
+
+import org.springframework.beans.factory.ObjectProvider;
 
 /**
  * Stops start-up for a configured policy that nothing applies: no {@code paths} for the filter, no
@@ -18,21 +19,18 @@ final class AppliedPolicies {
 	}
 
 	/**
-	 * Checks that every policy a route names is configured, and that every policy is applied by the filter, by an
-	 * annotation or by a route.
+	 * Checks that every policy a gateway route names is configured, and that every policy is applied by the filter, by
+	 * an annotation or by a route.
 	 * @param registry the policies
 	 * @param annotated the names of the policies {@code @RateLimited} annotations apply
-	 * @param routes the policies of the gateway's routes, if any
-	 * @throws InvalidRateLimitConfigurationException naming a route's policy that is not configured, or the first
-	 * policy applied nowhere
+	 * @param routes the policies each gateway's routes name
+	 * @throws InvalidRateLimitConfigurationException naming the first route that names a policy not configured, or
+	 * the first policy applied nowhere
 	 */
 	static void requireEveryPolicyApplied(RateLimitRegistry registry, Set<String> annotated,
-			List<RoutePolicies> routes) {
+			ObjectProvider<RoutePolicies> routes) {
 		Set<String> applied = new HashSet<>(annotated);
-		for (RoutePolicies route : routes) {
-			route.requireConfigured(registry);
-			applied.addAll(route.names());
-		}
+		routes.orderedStream().forEach((route) -> applied.addAll(route.namedIn(registry)));
 		for (PolicyDefinition policy : registry.policies()) {
 			if (policy.paths().isEmpty() && !applied.contains(policy.name())) {
 				throw new InvalidRateLimitConfigurationException("ratelimit.policies." + policy.name(),

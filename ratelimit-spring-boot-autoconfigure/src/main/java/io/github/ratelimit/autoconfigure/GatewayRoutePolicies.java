@@ -45,22 +45,19 @@ final class GatewayRoutePolicies implements RoutePolicies {
 	}
 
 	@Override
-	public Set<String> names() {
+	public Set<String> namedIn(RateLimitRegistry registry) {
 		Set<String> names = new LinkedHashSet<>(this.filters.appliedPolicies());
-		configured().forEach((named) -> names.add(named.policy()));
-		return names;
-	}
-
-	@Override
-	public void requireConfigured(RateLimitRegistry registry) {
 		for (Named named : configured()) {
 			if (!registry.isConfigured(named.policy())) {
 				throw new InvalidRateLimitConfigurationException(named.property(),
-						named.route() + " names rate limit policy '" + named.policy()
-								+ "', and no such policy is configured",
-						"configure ratelimit.policies." + named.policy() + " or correct the route", null);
+						named.route() + " names rate limit policy '" + named.policy() + "', which is not configured",
+						"configure ratelimit.policies." + named.policy() + ", or name a configured policy in the "
+								+ "route's filter",
+						null);
 			}
+			names.add(named.policy());
 		}
+		return names;
 	}
 
 	/**
@@ -69,19 +66,18 @@ final class GatewayRoutePolicies implements RoutePolicies {
 	 */
 	private List<Named> configured() {
 		GatewayProperties properties = Binder.get(this.environment)
-			.bind(GatewayProperties.PREFIX, GatewayProperties.class)
-			.orElseGet(GatewayProperties::new);
+			.bindOrCreate(GatewayProperties.PREFIX, GatewayProperties.class);
 		List<Named> named = new ArrayList<>();
 		List<FilterDefinition> defaults = properties.getDefaultFilters();
 		for (int i = 0; i < defaults.size(); i++) {
-			add(named, defaults.get(i), GatewayProperties.PREFIX + ".default-filters[" + i + "]", "Every route");
+			add(named, defaults.get(i), GatewayProperties.PREFIX + ".default-filters[" + i + "]", "every route");
 		}
 		List<RouteDefinition> routes = properties.getRoutes();
 		for (int i = 0; i < routes.size(); i++) {
 			List<FilterDefinition> filters = routes.get(i).getFilters();
 			for (int j = 0; j < filters.size(); j++) {
 				add(named, filters.get(j), GatewayProperties.PREFIX + ".routes[" + i + "].filters[" + j + "]",
-						"Route '" + routes.get(i).getId() + "'");
+						"gateway route '" + routes.get(i).getId() + "'");
 			}
 		}
 		return named;

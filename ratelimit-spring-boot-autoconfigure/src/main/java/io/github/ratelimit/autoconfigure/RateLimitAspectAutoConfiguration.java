@@ -69,8 +69,8 @@ public final class RateLimitAspectAutoConfiguration {
 	@ConditionalOnMissingBean(name = "rateLimitedStartupCheck")
 	SmartInitializingSingleton rateLimitedStartupCheck(RateLimitedPolicies policies, RateLimitRegistry registry,
 			ObjectProvider<RoutePolicies> routes) {
-		return RateLimitedAdvisor.startupCheck(policies, (applied) -> AppliedPolicies
-			.requireEveryPolicyApplied(registry, applied, routes.orderedStream().toList()));
+		return RateLimitedAdvisor.startupCheck(policies,
+				(applied) -> AppliedPolicies.requireEveryPolicyApplied(registry, applied, routes));
 	}
 
 	/**

@@ -2,6 +2,7 @@ package io.github.ratelimit.autoconfigure;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 import io.github.ratelimit.core.RateLimiterBackend;
@@ -80,9 +81,22 @@ public final class RateLimitAutoConfiguration {
 	@ConditionalOnMissingBean
 	RateLimitStartupLogger rateLimitStartupLogger(RateLimitRegistry registry, RateLimitProperties properties,
 			ObjectProvider<RoutePolicies> routes) {
-		return new RateLimitStartupLogger(registry, properties.getFailureMode(), () -> routes.orderedStream()
-			.flatMap((route) -> route.names().stream())
-			.collect(Collectors.toSet()));
+		return new RateLimitStartupLogger(registry, properties.getFailureMode(), () -> routed(routes, registry));
+	}
+
+	/**
+	 * The policies gateway routes name, as the start-up line describes them: none while a route names one that is not
+	 * configured, which the start-up check reports.
+	 */
+	private static Set<String> routed(ObjectProvider<RoutePolicies> routes, RateLimitRegistry registry) {
+		try {
+			return routes.orderedStream()
+				.flatMap((route) -> route.namedIn(registry).stream())
+				.collect(Collectors.toSet());
+		}
+		catch (InvalidRateLimitConfigurationException ex) {
+			return Set.of();
+		}
 	}
 
 	@Bean

@@ -140,7 +140,7 @@ final class RateLimitRefresher {
 			annotations.check(candidate);
 		}
 		AppliedPolicies.requireEveryPolicyApplied(candidate,
-				(annotations != null) ? annotations.policyNames() : Set.of(), this.routes.orderedStream().toList());
+				(annotations != null) ? annotations.policyNames() : Set.of(), this.routes);
 		Map<String, String> described = describe(policies);
 		String changes = changes(this.applied, described);
 		if (changes.isEmpty()) {

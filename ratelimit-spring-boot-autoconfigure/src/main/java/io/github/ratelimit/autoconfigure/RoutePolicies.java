@@ -5,23 +5,20 @@ import java.util.Set;
 import io.github.ratelimit.spring.RateLimitRegistry;
 
 /**
- * The policies a gateway's routes apply by name: counted as applied by the start-up check of policies without
- * {@code paths} ({@link AppliedPolicies}), and checked against the configured policies at start-up and at every
- * configuration refresh.
+ * The policies a gateway's routes name in their rate limit filters: each must be configured, and a policy a route
+ * names is applied even without {@code paths}. A bean of this type per gateway server present; read at start-up and
+ * at every configuration refresh.
  */
+@FunctionalInterface
 interface RoutePolicies {
 
 	/**
-	 * The names of the policies the routes apply.
+	 * The names of the policies the routes name, each checked to be configured.
+	 * @param registry the policies, as configured now or by the refresh about to apply
 	 * @return the names
+	 * @throws InvalidRateLimitConfigurationException naming the route's filter property, the route and the policy,
+	 * for a route that names a policy that is not configured
 	 */
-	Set<String> names();
-
-	/**
-	 * Checks that every policy a route names is configured.
-	 * @param registry the policies
-	 * @throws InvalidRateLimitConfigurationException naming the route's property and the policy
-	 */
-	void requireConfigured(RateLimitRegistry registry);
+	Set<String> namedIn(RateLimitRegistry registry);
 
 }

@@ -47,7 +47,8 @@ class AutoConfigurationRegistrationTests {
 				RateLimitRedisAutoConfiguration.class.getName(), RateLimitReactiveAutoConfiguration.class.getName(),
 				RateLimitServletAutoConfiguration.class.getName(), RateLimitAspectAutoConfiguration.class.getName(),
 				RateLimitActuatorAutoConfiguration.class.getName(), RateLimitMetricsAutoConfiguration.class.getName(),
-				RateLimitGatewayWebFluxAutoConfiguration.class.getName());
+				RateLimitGatewayWebFluxAutoConfiguration.class.getName(),
+				RateLimitGatewayMvcAutoConfiguration.class.getName());
 		for (String name : names) {
 			Class<?> type = Class.forName(name, false, getClass().getClassLoader());
 			assertThat(MergedAnnotations.from(type).isPresent(AutoConfiguration.class))

@@ -25,7 +25,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The layers of this module, read from its compiled classes with the JDK's {@code jdeps}: no package cycles; no Spring
  * Boot type anywhere; the web-neutral packages ({@code spring}, {@code .annotation}, {@code .observation},
  * {@code .metrics}) name no servlet, Spring MVC, WebFlux or Reactor Netty type and none of the web adapters; Reactor
- * only in the three classes that load with it; each web adapter names nothing of the other stack. The classes of the
+ * only in the three classes that load with it; each web adapter names nothing of the other stack; only the WebMVC
+ * gateway adapter names Spring Cloud Gateway's WebMVC server, and nothing names the adapter. The classes of the
  * neutral packages that still name spring-web types are listed here, exactly: what remains before spring-web can be
  * optional (issue 26); removing one from the code fails this test until it is removed from the list too.
  */
@@ -150,6 +151,22 @@ class LayersTests {
 			}
 		});
 		assertThat(server).as("classes naming the gateway's WebFlux server").isNotEmpty().isSubsetOf(adapter);
+	}
+
+	@Test
+	void onlyTheWebMvcGatewayAdapterNamesTheWebMvcGatewayAndNothingNamesTheAdapter() {
+		Set<String> adapter = inPackage(OURS + ".web.gateway.webmvc");
+		assertThat(adapter).as("the WebMVC gateway adapter's classes").isNotEmpty();
+		assertThat(naming("org.springframework.cloud.gateway.server.mvc.")).as("classes naming the WebMVC gateway")
+			.isNotEmpty()
+			.allMatch(adapter::contains);
+		assertThat(naming(OURS + ".web.gateway.webmvc.")).as("classes naming the WebMVC gateway adapter")
+			.allMatch(adapter::contains);
+		for (String other : List.of("org.springframework.web.server.", "org.springframework.web.reactive.",
+				"reactor.", "org.springframework.cloud.gateway.filter.", OURS + ".web.reactive.")) {
+			assertThat(naming(other)).as("WebMVC gateway adapter naming %s", other)
+				.doesNotContainAnyElementsOf(adapter);
+		}
 	}
 
 	private static Set<String> naming(String prefix) {

@@ -26,7 +26,7 @@ import org.springframework.context.annotation.Bean;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The gateway configurations of {@code docs/gateways.md}, which the documentation test of the auto-configuration
+ * The WebFlux gateway configurations of {@code docs/gateways.md}, which the documentation test of the auto-configuration
  * module cannot start (it runs without the gateway, so they are marked {@code yaml: not application.yml}): each is
  * started as a WebFlux gateway's {@code application.yml}, on the test Redis, and its routes are built.
  */
@@ -35,8 +35,8 @@ class GatewaysPageTests {
 	private static final Path PAGE = Path.of("..", "docs", "gateways.md");
 
 	private static final Pattern GATEWAY_BLOCK = Pattern
-		.compile("<!-- yaml: not application\\.yml -->\\n```yaml\\n(spring:\\n  cloud:\\n    gateway:.*?)```",
-				Pattern.DOTALL);
+		.compile("<!-- yaml: not application\\.yml -->\\n```yaml\\n(spring:\\n  cloud:\\n    gateway:\\n      server:\\n"
+				+ "        webflux:.*?)```", Pattern.DOTALL);
 
 	@TempDir
 	private Path directory;

@@ -148,6 +148,17 @@ class WebFluxGatewayTests {
 	}
 
 	@Test
+	void routePolicyWithMethodsLimitsOnlyThoseMethods() {
+		for (int i = 0; i < 3; i++) {
+			this.client.get().uri("/posts/a").exchange()
+				.expectStatus().isOk()
+				.expectHeader().doesNotExist("RateLimit");
+		}
+		this.client.post().uri("/posts/a").exchange().expectStatus().isOk();
+		this.client.post().uri("/posts/a").exchange().expectStatus().isEqualTo(HttpStatus.TOO_MANY_REQUESTS);
+	}
+
+	@Test
 	void javaDslRouteIsLimitedByItsPolicy() {
 		this.client.get().uri("/dsl/a").exchange().expectStatus().isOk();
 		this.client.get().uri("/dsl/a").exchange().expectStatus().isOk();

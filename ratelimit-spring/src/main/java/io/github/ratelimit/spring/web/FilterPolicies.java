@@ -73,6 +73,19 @@ public final class FilterPolicies {
 		return (applicable != null) ? applicable : List.of();
 	}
 
+	/**
+	 * Whether a policy limits requests of a method: every method when it names none, {@code HEAD} wherever it names
+	 * {@code GET}.
+	 * @param policy the policy
+	 * @param method the request's method
+	 * @return whether the policy applies to it
+	 */
+	public static boolean limitsMethod(PolicyDefinition policy, String method) {
+		Set<String> methods = policy.methods();
+		return methods.isEmpty() || methods.contains(method)
+				|| (HttpMethod.HEAD.name().equals(method) && methods.contains(HttpMethod.GET.name()));
+	}
+
 	private Compiled current() {
 		List<PolicyDefinition> policies = this.source.get();
 		Compiled current = this.compiled;
@@ -88,23 +101,17 @@ public final class FilterPolicies {
 	}
 
 	/** Whether a policy applies to a request. */
-	private record Matcher(PolicyDefinition policy, List<PathPattern> paths, List<PathPattern> excludePaths,
-			Set<String> methods) {
+	private record Matcher(PolicyDefinition policy, List<PathPattern> paths, List<PathPattern> excludePaths) {
 
 		static Matcher of(PolicyDefinition policy) {
-			return new Matcher(policy, parse(policy.paths()), parse(policy.excludePaths()), policy.methods());
+			return new Matcher(policy, parse(policy.paths()), parse(policy.excludePaths()));
 		}
 
 		boolean appliesTo(String method, PathContainer path) {
-			if (this.paths.isEmpty() || !appliesTo(method)) {
+			if (this.paths.isEmpty() || !limitsMethod(this.policy, method)) {
 				return false;
 			}
 			return matchesAny(this.paths, path) && !matchesAny(this.excludePaths, path);
-		}
-
-		private boolean appliesTo(String method) {
-			return this.methods.isEmpty() || this.methods.contains(method)
-					|| (HttpMethod.HEAD.name().equals(method) && this.methods.contains(HttpMethod.GET.name()));
 		}
 
 		private static boolean matchesAny(List<PathPattern> patterns, PathContainer path) {

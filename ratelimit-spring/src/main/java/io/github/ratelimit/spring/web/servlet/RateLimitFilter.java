@@ -7,9 +7,7 @@ import io.github.ratelimit.spring.CurrentRequest;
 import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.RateLimitChain;
 import io.github.ratelimit.spring.RateLimitEnforcer;
-import io.github.ratelimit.spring.RateLimitOutcome;
 import io.github.ratelimit.spring.RateLimitRegistry;
-import io.github.ratelimit.spring.RateLimitRequest;
 import io.github.ratelimit.spring.web.FilterPolicies;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
 import jakarta.servlet.FilterChain;
@@ -44,9 +42,7 @@ public class RateLimitFilter extends OncePerRequestFilter {
 
 	private final FilterPolicies policies;
 
-	private final RateLimitChain chain;
-
-	private final RateLimitHeaders headers;
+	private final ServletEnforcement enforcement;
 
 	private final ProblemResponseWriter problems;
 
@@ -90,8 +86,7 @@ public class RateLimitFilter extends OncePerRequestFilter {
 
 	private RateLimitFilter(FilterPolicies policies, RateLimitEnforcer enforcer, RateLimitHeaders headers) {
 		this.policies = policies;
-		this.chain = new RateLimitChain(enforcer);
-		this.headers = headers;
+		this.enforcement = new ServletEnforcement(enforcer, headers);
 		this.problems = new ProblemResponseWriter();
 	}
 
@@ -121,16 +116,10 @@ public class RateLimitFilter extends OncePerRequestFilter {
 			chain.doFilter(request, response);
 			return;
 		}
-		RateLimitRequest limited = new ServletRateLimitRequest(request);
-		RateLimitChain.Verdict verdict = this.chain.await(limited, applicable, true);
-		RateLimitOutcome refusal = verdict.refusal();
+		ServletEnforcement.Refusal refusal = this.enforcement.enforce(request, response, applicable);
 		if (refusal != null) {
-			refuse(refusal, limited, response);
+			refusal.write(response);
 			return;
-		}
-		RateLimitOutcome shown = verdict.shown();
-		if (shown != null) {
-			this.headers.write(shown, response::setHeader);
 		}
 		chain.doFilter(request, response);
 	}
@@ -146,12 +135,6 @@ public class RateLimitFilter extends OncePerRequestFilter {
 		catch (IllegalArgumentException ex) {
 			return null;
 		}
-	}
-
-	private void refuse(RateLimitOutcome outcome, RateLimitRequest request, HttpServletResponse response)
-			throws IOException {
-		this.headers.write(outcome, response::setHeader);
-		this.problems.write(outcome.refusal(request.uri()), response);
 	}
 
 }

@@ -10,6 +10,7 @@ import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.RateLimitChain;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitRegistry;
+import io.github.ratelimit.spring.web.FilterPolicies;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
 import io.github.ratelimit.spring.web.reactive.ExchangeDecisions;
 import org.jspecify.annotations.Nullable;
@@ -28,9 +29,9 @@ import org.springframework.web.server.ServerWebExchange;
  * route matches, exactly as the WebFlux filter applies policies with {@code paths} ({@link ExchangeDecisions}): the
  * policies' key strategies over the exchange, plans, overrides, leasing, failure modes, circuit breaker, deny cache,
  * headers, {@code Retry-After}, the problem body, metrics and the endpoint. A refused request is answered by the
- * filter and never routed. The route's {@code paths}, {@code exclude-paths} and {@code methods} are the filter's
- * business, not the route's: a named policy applies to every request of the route. The exchange is keyed as the
- * route's earlier filters left it, so put {@code RateLimit} first.
+ * filter and never routed. A named policy applies to every request of the route, or to those of its {@code methods}
+ * when it names some; its {@code paths} and {@code exclude-paths} are the web filter's, not the route's. The exchange
+ * is keyed as the route's earlier filters left it, so put {@code RateLimit} first.
  * <p>
  * In the Java DSL, {@code .filters(f -> f.filter(rateLimit.policies("orders")))}, with this factory injected. A
  * policy that is not configured fails the route when it is built, naming the route (when known) and the policy; the
@@ -149,7 +150,24 @@ public class RateLimitGatewayFilterFactory extends AbstractGatewayFilterFactory<
 
 		@Override
 		public Mono<Void> filter(ServerWebExchange exchange, GatewayFilterChain chain) {
-			return this.decisions.apply(exchange, steps(), true, () -> chain.filter(exchange));
+			List<RateLimitChain.Step> steps = steps(exchange.getRequest().getMethod().name());
+			if (steps.isEmpty()) {
+				return chain.filter(exchange);
+			}
+			return this.decisions.apply(exchange, steps, true, () -> chain.filter(exchange));
+		}
+
+		/** The steps of the route's policies that limit a method ({@code methods}), all of them for most. */
+		private List<RateLimitChain.Step> steps(String method) {
+			List<RateLimitChain.Step> steps = steps();
+			for (RateLimitChain.Step step : steps) {
+				if (!FilterPolicies.limitsMethod(step.policy(), method)) {
+					return steps.stream()
+						.filter((limited) -> FilterPolicies.limitsMethod(limited.policy(), method))
+						.toList();
+				}
+			}
+			return steps;
 		}
 
 		private List<RateLimitChain.Step> steps() {
