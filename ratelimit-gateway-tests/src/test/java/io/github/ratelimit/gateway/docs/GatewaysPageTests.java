@@ -26,17 +26,18 @@ import org.springframework.context.annotation.Bean;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The WebFlux gateway configurations of {@code docs/gateways.md}, which the documentation test of the auto-configuration
- * module cannot start (it runs without the gateway, so they are marked {@code yaml: not application.yml}): each is
- * started as a WebFlux gateway's {@code application.yml}, on the test Redis, and its routes are built.
+ * The WebFlux gateway configurations of {@code docs/gateways.md}, which the documentation test of the
+ * auto-configuration module cannot start (it runs without the gateway, so they are marked
+ * {@code yaml: not application.yml}): each is started as a WebFlux gateway's {@code application.yml}, on the test
+ * Redis, and its routes are built.
  */
 class GatewaysPageTests {
 
 	private static final Path PAGE = Path.of("..", "docs", "gateways.md");
 
 	private static final Pattern GATEWAY_BLOCK = Pattern
-		.compile("<!-- yaml: not application\\.yml -->\\n```yaml\\n(spring:\\n  cloud:\\n    gateway:\\n      server:\\n"
-				+ "        webflux:.*?)```", Pattern.DOTALL);
+		.compile("<!-- yaml: not application\\.yml -->\\n```yaml\\n"
+				+ "(spring:\\n  cloud:\\n    gateway:\\n      server:\\n        webflux:.*?)```", Pattern.DOTALL);
 
 	@TempDir
 	private Path directory;
@@ -54,7 +55,8 @@ class GatewaysPageTests {
 			Files.writeString(configuration, blocks.get(i));
 			try (ConfigurableApplicationContext gateway = new SpringApplicationBuilder(DocumentedGateway.class).run(
 					"--spring.config.location=file:" + configuration, "--server.port=0",
-					"--spring.main.web-application-type=reactive", "--spring.data.redis.host=" + TestRedis.get().host(),
+					"--spring.main.web-application-type=reactive",
+					"--spring.data.redis.host=" + TestRedis.get().host(),
 					"--spring.data.redis.port=" + TestRedis.get().port())) {
 				List<String> routes = gateway.getBean(RouteLocator.class)
 					.getRoutes()
