@@ -67,9 +67,10 @@ public final class RateLimitAspectAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(name = "rateLimitedStartupCheck")
-	SmartInitializingSingleton rateLimitedStartupCheck(RateLimitedPolicies policies, RateLimitRegistry registry) {
-		return RateLimitedAdvisor.startupCheck(policies,
-				(applied) -> AppliedPolicies.requireEveryPolicyApplied(registry, applied));
+	SmartInitializingSingleton rateLimitedStartupCheck(RateLimitedPolicies policies, RateLimitRegistry registry,
+			ObjectProvider<RoutePolicies> routes) {
+		return RateLimitedAdvisor.startupCheck(policies, (applied) -> AppliedPolicies
+			.requireEveryPolicyApplied(registry, applied, routes.orderedStream().toList()));
 	}
 
 	/**

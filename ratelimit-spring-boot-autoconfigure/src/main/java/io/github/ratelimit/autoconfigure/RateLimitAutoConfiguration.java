@@ -278,9 +278,9 @@ public final class RateLimitAutoConfiguration {
 		RateLimitRefresher rateLimitRefresher(Environment environment, RateLimitRegistry registry,
 				RateLimiterBackend backend, BeanFactory beanFactory, IpKeys ipKeys, RateLimitEnforcer enforcer,
 				RateLimitStartupLogger startupLogger, ObjectProvider<RateLimitedPolicies> annotated,
-				PolicyLeases leases) {
+				ObjectProvider<RoutePolicies> routes, PolicyLeases leases) {
 			return new RateLimitRefresher(environment, registry, backend, beanFactory, ipKeys, enforcer, startupLogger,
-					annotated, leases);
+					annotated, routes, leases);
 		}
 
 		@Bean

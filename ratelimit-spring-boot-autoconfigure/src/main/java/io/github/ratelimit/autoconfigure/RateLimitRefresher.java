@@ -64,6 +64,8 @@ final class RateLimitRefresher {
 
 	private final ObjectProvider<RateLimitedPolicies> annotated;
 
+	private final ObjectProvider<RoutePolicies> routes;
+
 	private final PolicyLeases leases;
 
 	/** What each applied policy is, to tell which a refresh changed. */
@@ -71,7 +73,7 @@ final class RateLimitRefresher {
 
 	RateLimitRefresher(Environment environment, RateLimitRegistry registry, RateLimiterBackend backend,
 			BeanFactory beanFactory, IpKeys ipKeys, RateLimitEnforcer enforcer, RateLimitStartupLogger describer,
-			ObjectProvider<RateLimitedPolicies> annotated, PolicyLeases leases) {
+			ObjectProvider<RateLimitedPolicies> annotated, ObjectProvider<RoutePolicies> routes, PolicyLeases leases) {
 		this.environment = environment;
 		this.registry = registry;
 		this.leases = leases;
@@ -80,6 +82,7 @@ final class RateLimitRefresher {
 		this.enforcer = enforcer;
 		this.describer = describer;
 		this.annotated = annotated;
+		this.routes = routes;
 		this.applied = describe(registry.policies().stream().filter((policy) -> registry.isConfigured(policy.name()))
 			.toList());
 	}
@@ -137,7 +140,7 @@ final class RateLimitRefresher {
 			annotations.check(candidate);
 		}
 		AppliedPolicies.requireEveryPolicyApplied(candidate,
-				(annotations != null) ? annotations.policyNames() : Set.of());
+				(annotations != null) ? annotations.policyNames() : Set.of(), this.routes.orderedStream().toList());
 		Map<String, String> described = describe(policies);
 		String changes = changes(this.applied, described);
 		if (changes.isEmpty()) {
