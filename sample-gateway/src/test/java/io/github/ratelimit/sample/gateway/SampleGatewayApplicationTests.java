@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.UUID;
 
 import io.github.ratelimit.test.TestRedis;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -148,7 +149,12 @@ class SampleGatewayApplicationTests {
 			.expectStatus().isOk()
 			.expectBody()
 			.jsonPath("$[*].route_id").value((List<String> ids) -> assertThat(ids)
-				.containsExactlyInAnyOrder("hello", "orders", "unlimited"));
+				.containsExactlyInAnyOrder("hello", "orders", "unlimited"))
+			.jsonPath("$[?(@.route_id == 'hello')].filters[*]").value((List<String> filters) -> assertThat(filters)
+				.singleElement(InstanceOfAssertFactories.STRING).contains("RateLimit", "gateway-hello"));
+		// read-only: the endpoint's writes do not exist
+		this.client.post().uri("/actuator/gateway/refresh").exchange()
+			.expectStatus().isNotFound();
 	}
 
 	/**
