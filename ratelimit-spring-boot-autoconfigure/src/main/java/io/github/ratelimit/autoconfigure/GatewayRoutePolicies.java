@@ -50,12 +50,17 @@ final class GatewayRoutePolicies implements RoutePolicies {
 
 	@Override
 	public void requireConfigured(RateLimitRegistry registry) {
-		for (Named named : configured()) {
+		List<Named> routes = configured();
+		for (String policy : this.filters.appliedPolicies()) {
+			routes.add(new Named("ratelimit.policies." + policy, "A route built by the RateLimit filter factory",
+					policy));
+		}
+		for (Named named : routes) {
 			if (!registry.isConfigured(named.policy())) {
 				throw new InvalidRateLimitConfigurationException(named.property(),
 						named.route() + " names rate limit policy '" + named.policy()
 								+ "', and no such policy is configured",
-						"configure ratelimit.policies." + named.policy() + " or correct the name", null);
+						"configure ratelimit.policies." + named.policy() + " or correct the route", null);
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package io.github.ratelimit.autoconfigure;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.stream.Collectors;
 
 import io.github.ratelimit.core.RateLimiterBackend;
 import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
@@ -77,8 +78,11 @@ public final class RateLimitAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitStartupLogger rateLimitStartupLogger(RateLimitRegistry registry, RateLimitProperties properties) {
-		return new RateLimitStartupLogger(registry, properties.getFailureMode());
+	RateLimitStartupLogger rateLimitStartupLogger(RateLimitRegistry registry, RateLimitProperties properties,
+			ObjectProvider<RoutePolicies> routes) {
+		return new RateLimitStartupLogger(registry, properties.getFailureMode(), () -> routes.orderedStream()
+			.flatMap((route) -> route.names().stream())
+			.collect(Collectors.toSet()));
 	}
 
 	@Bean

@@ -7,6 +7,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 import io.github.ratelimit.core.Limit;
@@ -37,16 +38,20 @@ class RateLimitStartupLogger implements ApplicationListener<ContextRefreshedEven
 
 	private final FailureMode failureMode;
 
+	private final Supplier<Set<String>> routed;
+
 	private final AtomicBoolean logged = new AtomicBoolean();
 
 	/**
 	 * Creates the logger.
 	 * @param registry the policies
 	 * @param failureMode the global failure mode
+	 * @param routed the names of the policies gateway routes apply
 	 */
-	RateLimitStartupLogger(RateLimitRegistry registry, FailureMode failureMode) {
+	RateLimitStartupLogger(RateLimitRegistry registry, FailureMode failureMode, Supplier<Set<String>> routed) {
 		this.registry = registry;
 		this.failureMode = failureMode;
+		this.routed = routed;
 	}
 
 	/**
@@ -67,21 +72,23 @@ class RateLimitStartupLogger implements ApplicationListener<ContextRefreshedEven
 	 */
 	String summary() {
 		List<PolicyDefinition> policies = this.registry.policies();
+		Set<String> routed = this.routed.get();
 		String described = policies.isEmpty() ? "none configured"
-				: policies.stream().map((policy) -> describe(policy, keys(policy))).collect(Collectors.joining("; "));
+				: policies.stream()
+					.map((policy) -> describe(policy, keys(policy, routed), routed)).collect(Collectors.joining("; "));
 		return "Rate limiting on backend " + this.registry.backend().name() + ", failure mode " + name(this.failureMode)
 				+ ", policies: " + described;
 	}
 
 	/**
-	 * The keys a policy counts requests by: its key strategy where the filter applies it, and the key each
+	 * The keys a policy counts requests by: its key strategy where the filter or a route applies it, and the key each
 	 * {@code @RateLimited} method applies it with (the annotation's key expression, else the policy's key strategy,
 	 * or the global key in an application without a web stack), each different one once.
 	 */
-	private String keys(PolicyDefinition policy) {
+	private String keys(PolicyDefinition policy, Set<String> routed) {
 		List<PolicyUse> uses = this.registry.uses(policy.name());
 		Set<String> keys = new LinkedHashSet<>();
-		if (!policy.paths().isEmpty() || uses.isEmpty()) {
+		if (!policy.paths().isEmpty() || routed.contains(policy.name()) || uses.isEmpty()) {
 			keys.add(policy.keyStrategy());
 		}
 		uses.forEach((use) -> keys.add(use.key()));
@@ -95,10 +102,10 @@ class RateLimitStartupLogger implements ApplicationListener<ContextRefreshedEven
 	 * defaults, in parentheses
 	 */
 	String describe(PolicyDefinition policy) {
-		return describe(policy, policy.keyStrategy());
+		return describe(policy, policy.keyStrategy(), this.routed.get());
 	}
 
-	private String describe(PolicyDefinition policy, String keys) {
+	private String describe(PolicyDefinition policy, String keys, Set<String> routed) {
 		List<String> parts = new ArrayList<>();
 		boolean plans = policy.hasPlans();
 		PolicyPlan own = policy.defaultPlan();
@@ -113,7 +120,7 @@ class RateLimitStartupLogger implements ApplicationListener<ContextRefreshedEven
 			parts.add(limits(own) + lease(own));
 		}
 		parts.add("key " + keys);
-		parts.add(where(policy));
+		parts.add(where(policy, routed.contains(policy.name())));
 		if (!plans && own.cost() != 1) {
 			parts.add("cost " + own.cost());
 		}
@@ -165,13 +172,14 @@ class RateLimitStartupLogger implements ApplicationListener<ContextRefreshedEven
 				+ plan.policy().algorithm().id();
 	}
 
-	private static String where(PolicyDefinition policy) {
+	private static String where(PolicyDefinition policy, boolean routed) {
 		if (policy.paths().isEmpty()) {
-			return "@RateLimited only";
+			return routed ? "gateway routes" : "@RateLimited only";
 		}
 		String methods = policy.methods().stream().sorted().collect(Collectors.joining("|"));
 		String where = "filter " + (methods.isEmpty() ? "" : methods + " ") + patterns(policy.paths());
-		return policy.excludePaths().isEmpty() ? where : where + " except " + patterns(policy.excludePaths());
+		where = policy.excludePaths().isEmpty() ? where : where + " except " + patterns(policy.excludePaths());
+		return routed ? where + ", gateway routes" : where;
 	}
 
 	private static String patterns(List<String> patterns) {

@@ -46,7 +46,8 @@ class AutoConfigurationRegistrationTests {
 		assertThat(names).containsExactlyInAnyOrder(RateLimitAutoConfiguration.class.getName(),
 				RateLimitRedisAutoConfiguration.class.getName(), RateLimitReactiveAutoConfiguration.class.getName(),
 				RateLimitServletAutoConfiguration.class.getName(), RateLimitAspectAutoConfiguration.class.getName(),
-				RateLimitActuatorAutoConfiguration.class.getName(), RateLimitMetricsAutoConfiguration.class.getName());
+				RateLimitActuatorAutoConfiguration.class.getName(), RateLimitMetricsAutoConfiguration.class.getName(),
+				RateLimitGatewayWebFluxAutoConfiguration.class.getName());
 		for (String name : names) {
 			Class<?> type = Class.forName(name, false, getClass().getClassLoader());
 			assertThat(MergedAnnotations.from(type).isPresent(AutoConfiguration.class))

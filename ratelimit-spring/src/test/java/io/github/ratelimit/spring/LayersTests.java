@@ -133,6 +133,25 @@ class LayersTests {
 		}
 	}
 
+	/**
+	 * The WebFlux gateway adapter loads only with Spring Cloud Gateway's WebFlux server: no other class names it, and
+	 * no other names that server's types (the gateway's WebMVC server's are under {@code server.mvc}).
+	 */
+	@Test
+	void onlyTheWebFluxGatewayAdapterNamesItOrTheGatewaysWebFluxServer() {
+		Set<String> adapter = inPackage(OURS + ".web.gateway.webflux");
+		assertThat(adapter).as("the adapter's classes").isNotEmpty();
+		assertThat(naming(OURS + ".web.gateway.webflux.")).as("classes naming the adapter").isSubsetOf(adapter);
+		Set<String> server = new TreeSet<>();
+		names.forEach((type, named) -> {
+			if (named.stream().anyMatch((name) -> name.startsWith("org.springframework.cloud.gateway.")
+					&& !name.startsWith("org.springframework.cloud.gateway.server.mvc."))) {
+				server.add(type);
+			}
+		});
+		assertThat(server).as("classes naming the gateway's WebFlux server").isNotEmpty().isSubsetOf(adapter);
+	}
+
 	private static Set<String> naming(String prefix) {
 		Set<String> naming = new TreeSet<>();
 		names.forEach((type, named) -> {

@@ -3,12 +3,12 @@ package io.github.ratelimit.gateway.webflux;
 import io.github.ratelimit.spring.web.gateway.webflux.RateLimitGatewayFilterFactory;
 import reactor.core.publisher.Mono;
 
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.cloud.gateway.filter.ratelimit.KeyResolver;
 import org.springframework.cloud.gateway.route.RouteLocator;
 import org.springframework.cloud.gateway.route.builder.RouteLocatorBuilder;
 import org.springframework.context.annotation.Bean;
-import org.springframework.core.env.Environment;
 
 /**
  * A Spring Cloud Gateway (WebFlux server) whose routes and policies are configured in {@code webflux-gateway.yml}
@@ -27,11 +27,11 @@ public class WebFluxGatewayApplication {
 	// tag::dsl[]
 	@Bean
 	RouteLocator dslRoutes(RouteLocatorBuilder routes, RateLimitGatewayFilterFactory rateLimit,
-			Environment environment) {
+			@Value("${upstream.uri}") String upstream) {
 		return routes.routes()
 			.route("dsl", (route) -> route.path("/dsl/**")
 				.filters((filters) -> filters.filter(rateLimit.policies("dsl")))
-				.uri(environment.getRequiredProperty("upstream.uri")))
+				.uri(upstream))
 			.build();
 	}
 	// end::dsl[]
