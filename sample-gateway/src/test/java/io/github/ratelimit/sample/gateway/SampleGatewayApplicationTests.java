@@ -117,6 +117,19 @@ class SampleGatewayApplicationTests {
 		admitThenRefuse("free", 10, "my-pro-" + UUID.randomUUID());
 	}
 
+	/** A service the starter limits too, as the sample app, sends headers of its own: the client gets both sets. */
+	@Test
+	void rateLimitHeadersOfTheUpstreamComeAfterTheGateways() {
+		this.client.get().uri("/api/orders").header("X-Api-Key", "key-" + UUID.randomUUID())
+			.header(UpstreamStub.ECHOED + "RateLimit-Policy", "\"orders-free\";q=10;w=60")
+			.header(UpstreamStub.ECHOED + "X-RateLimit-Limit", "10")
+			.exchange()
+			.expectStatus().isOk()
+			.expectHeader().valueEquals("RateLimit-Policy", "\"gateway-orders-free\";q=10;w=3600",
+					"\"orders-free\";q=10;w=60")
+			.expectHeader().valueEquals("X-RateLimit-Limit", "10", "10");
+	}
+
 	@Test
 	void routeWithoutPolicyIsNeverLimited() {
 		for (int i = 0; i < 25; i++) {

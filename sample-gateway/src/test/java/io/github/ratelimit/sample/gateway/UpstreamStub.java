@@ -17,9 +17,13 @@ import com.sun.net.httpserver.HttpServer;
 
 /**
  * Stands in for the sample app behind the gateway: an HTTP server on a free local port that answers every GET with
- * 200 and {@code {"path":"<the path>"}}, and counts the requests that reached it per path.
+ * 200 and {@code {"path":"<the path>"}}, and counts the requests that reached it per path. A request header
+ * {@code X-Upstream-<name>} comes back as response header {@code <name>}, as a service's own rate-limit headers would.
  */
 final class UpstreamStub implements AutoCloseable {
+
+	/** The prefix of a request header the stub answers with, without the prefix. */
+	static final String ECHOED = "X-Upstream-";
 
 	private final HttpServer server;
 
@@ -65,6 +69,11 @@ final class UpstreamStub implements AutoCloseable {
 		String path = exchange.getRequestURI().getPath();
 		this.received.computeIfAbsent(path, (key) -> new AtomicInteger()).incrementAndGet();
 		byte[] body = ("{\"path\":\"" + path + "\"}").getBytes(StandardCharsets.UTF_8);
+		exchange.getRequestHeaders().forEach((name, values) -> {
+			if (name.regionMatches(true, 0, ECHOED, 0, ECHOED.length())) {
+				exchange.getResponseHeaders().put(name.substring(ECHOED.length()), values);
+			}
+		});
 		exchange.getResponseHeaders().add("Content-Type", "application/json");
 		exchange.sendResponseHeaders(200, body.length);
 		try (OutputStream out = exchange.getResponseBody()) {
