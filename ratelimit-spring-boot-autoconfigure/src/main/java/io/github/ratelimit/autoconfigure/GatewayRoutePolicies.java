@@ -11,19 +11,22 @@ import io.github.ratelimit.spring.RateLimitRegistry;
 import io.github.ratelimit.spring.web.gateway.webflux.PolicyRateLimiter;
 import io.github.ratelimit.spring.web.gateway.webflux.RateLimitGatewayFilterFactory;
 
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.cloud.gateway.config.GatewayProperties;
 import org.springframework.cloud.gateway.filter.FilterDefinition;
 import org.springframework.cloud.gateway.filter.factory.RequestRateLimiterGatewayFilterFactory;
 import org.springframework.cloud.gateway.route.RouteDefinition;
 import org.springframework.cloud.gateway.support.NameUtils;
+import org.springframework.core.env.Environment;
 import org.springframework.util.StringUtils;
 
 /**
  * The policies the WebFlux gateway's routes name: those of the routes in configuration
  * ({@code spring.cloud.gateway.server.webflux.routes} and {@code default-filters}), in their {@code RateLimit} filters
- * and in the {@code policy-rate-limiter.policy} argument of their {@code RequestRateLimiter} filters, and those of
- * the routes the {@code RateLimit} filter factory has built (the Java DSL's, built with their {@code RouteLocator}
- * beans, before start-up checks them).
+ * and in the {@code policy-rate-limiter.policy} argument of their {@code RequestRateLimiter} filters, checked against
+ * the configured policies; and, counted as applied only, those of the routes the {@code RateLimit} filter factory has
+ * built (the Java DSL's are built with their {@code RouteLocator} beans, before start-up checks the policies, and
+ * fail there when they name one that is not configured).
  */
 final class GatewayRoutePolicies implements RoutePolicies {
 
@@ -32,12 +35,12 @@ final class GatewayRoutePolicies implements RoutePolicies {
 
 	private static final String POLICY_ARGUMENT = PolicyRateLimiter.CONFIGURATION_PROPERTY_NAME + ".policy";
 
-	private final GatewayProperties properties;
+	private final Environment environment;
 
 	private final RateLimitGatewayFilterFactory filters;
 
-	GatewayRoutePolicies(GatewayProperties properties, RateLimitGatewayFilterFactory filters) {
-		this.properties = properties;
+	GatewayRoutePolicies(Environment environment, RateLimitGatewayFilterFactory filters) {
+		this.environment = environment;
 		this.filters = filters;
 	}
 
@@ -50,12 +53,7 @@ final class GatewayRoutePolicies implements RoutePolicies {
 
 	@Override
 	public void requireConfigured(RateLimitRegistry registry) {
-		List<Named> routes = configured();
-		for (String policy : this.filters.appliedPolicies()) {
-			routes.add(new Named("ratelimit.policies." + policy, "A route built by the RateLimit filter factory",
-					policy));
-		}
-		for (Named named : routes) {
+		for (Named named : configured()) {
 			if (!registry.isConfigured(named.policy())) {
 				throw new InvalidRateLimitConfigurationException(named.property(),
 						named.route() + " names rate limit policy '" + named.policy()
@@ -65,14 +63,20 @@ final class GatewayRoutePolicies implements RoutePolicies {
 		}
 	}
 
-	/** Every policy a route in configuration names, with where. */
+	/**
+	 * Every policy a route in configuration names, with where: the routes as the environment has them now, so that a
+	 * configuration refresh is checked against its own routes, whenever the gateway's properties are bound again.
+	 */
 	private List<Named> configured() {
+		GatewayProperties properties = Binder.get(this.environment)
+			.bind(GatewayProperties.PREFIX, GatewayProperties.class)
+			.orElseGet(GatewayProperties::new);
 		List<Named> named = new ArrayList<>();
-		List<FilterDefinition> defaults = this.properties.getDefaultFilters();
+		List<FilterDefinition> defaults = properties.getDefaultFilters();
 		for (int i = 0; i < defaults.size(); i++) {
 			add(named, defaults.get(i), GatewayProperties.PREFIX + ".default-filters[" + i + "]", "Every route");
 		}
-		List<RouteDefinition> routes = this.properties.getRoutes();
+		List<RouteDefinition> routes = properties.getRoutes();
 		for (int i = 0; i < routes.size(); i++) {
 			List<FilterDefinition> filters = routes.get(i).getFilters();
 			for (int j = 0; j < filters.size(); j++) {

@@ -6,15 +6,14 @@ import io.github.ratelimit.spring.web.RateLimitHeaders;
 import io.github.ratelimit.spring.web.gateway.webflux.PolicyRateLimiter;
 import io.github.ratelimit.spring.web.gateway.webflux.RateLimitGatewayFilterFactory;
 
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
-import org.springframework.cloud.gateway.config.GatewayProperties;
 import org.springframework.cloud.gateway.support.ConfigurationService;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 
 /**
  * Rate limiting of Spring Cloud Gateway's WebFlux server: the {@code RateLimit} route filter, the gateway's
@@ -46,9 +45,9 @@ public final class RateLimitGatewayWebFluxAutoConfiguration {
 	}
 
 	@Bean
-	GatewayRoutePolicies rateLimitGatewayRoutePolicies(ObjectProvider<GatewayProperties> properties,
+	GatewayRoutePolicies rateLimitGatewayRoutePolicies(Environment environment,
 			RateLimitGatewayFilterFactory filters) {
-		return new GatewayRoutePolicies(properties.getIfAvailable(GatewayProperties::new), filters);
+		return new GatewayRoutePolicies(environment, filters);
 	}
 
 }
