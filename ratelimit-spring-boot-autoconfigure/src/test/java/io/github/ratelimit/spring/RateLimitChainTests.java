@@ -61,6 +61,20 @@ class RateLimitChainTests {
 	}
 
 	@Test
+	void outsideARequestTheOutcomeWithTheFewestPermitsLeftIsShownToo() {
+		// the gateway's RateLimiter contract decides without the exchange when none is in the Reactor context, and
+		// answers with the headers of the outcome shown
+		RateLimitChain.Step wide = new KeyedStep(policy("wide", "10/1h"),
+				() -> CompletableFuture.completedFuture("client"));
+		RateLimitChain.Step narrow = new KeyedStep(policy("narrow", "3/1h"),
+				() -> CompletableFuture.completedFuture("client"));
+		RateLimitChain.Verdict verdict = this.chain.decide(null, List.of(wide, narrow), false, Runnable::run, null)
+			.join();
+		assertThat(verdict.shown().policy().name()).isEqualTo("narrow");
+		assertThat(verdict.shown().decision().remaining()).isEqualTo(2);
+	}
+
+	@Test
 	void aChargingChainRecordsItsChargesAndNoChainChargesThemAgainInTheSameRequest() {
 		PolicyDefinition policy = policy("orders", "10/1h");
 		RateLimitRequest request = request();

@@ -232,6 +232,9 @@ public final class RateLimitChain {
 					next = outcome;
 				}
 			}
+			else if (RequestRateLimits.bindsMore(outcome, shown)) {
+				next = outcome;
+			}
 			step(index + 1, next);
 		}
 

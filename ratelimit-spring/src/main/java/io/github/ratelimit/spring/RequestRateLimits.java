@@ -53,14 +53,22 @@ final class RequestRateLimits {
 	 * @return whether the response must now show this outcome's headers
 	 */
 	synchronized boolean show(RateLimitOutcome outcome) {
-		if (!outcome.shown()) {
-			return false;
-		}
-		if (this.shown != null && this.shown.decision().remaining() <= outcome.decision().remaining()) {
+		if (!bindsMore(outcome, this.shown)) {
 			return false;
 		}
 		this.shown = outcome;
 		return true;
+	}
+
+	/**
+	 * Whether an admitted outcome is to be shown rather than the one shown so far: it shows headers, and leaves fewer
+	 * permits than that one.
+	 * @param outcome the outcome
+	 * @param shown the outcome shown so far, or {@code null}
+	 * @return whether to show it
+	 */
+	static boolean bindsMore(RateLimitOutcome outcome, @Nullable RateLimitOutcome shown) {
+		return outcome.shown() && (shown == null || outcome.decision().remaining() < shown.decision().remaining());
 	}
 
 	private record Charge(String policy, String key) {

@@ -161,17 +161,20 @@ class WebFluxGatewayTests {
 		String first = "first-" + UUID.randomUUID();
 		for (int remaining = 1; remaining >= 0; remaining--) {
 			get("/bridged/a", first).expectStatus().isOk()
-				.expectHeader().valueEquals("RateLimit-Policy", "\"bridged\";q=2;w=3600")
-				.expectHeader().valueMatches("RateLimit", "\"bridged\";r=" + remaining + ";t=[0-9]+");
+				.expectHeader().valueEquals("RateLimit-Policy", "\"bridged-basic\";q=2;w=3600")
+				.expectHeader().valueMatches("RateLimit", "\"bridged-basic\";r=" + remaining + ";t=[0-9]+");
 		}
 		get("/bridged/a", first).expectStatus().isEqualTo(HttpStatus.TOO_MANY_REQUESTS)
-			.expectHeader().valueEquals("RateLimit-Policy", "\"bridged\";q=2;w=3600")
-			.expectHeader().valueMatches("RateLimit", "\"bridged\";r=0;t=[0-9]+")
+			.expectHeader().valueEquals("RateLimit-Policy", "\"bridged-basic\";q=2;w=3600")
+			.expectHeader().valueMatches("RateLimit", "\"bridged-basic\";r=0;t=[0-9]+")
 			.expectHeader().exists(HttpHeaders.RETRY_AFTER)
 			.expectBody().isEmpty();
-		get("/bridged/a", "second-" + UUID.randomUUID()).expectStatus().isOk();
 		assertThat(this.meters.get("ratelimit.requests").tag("policy", "bridged").tag("outcome", "denied")
 			.counter().count()).isEqualTo(1);
+		this.client.get().uri("/bridged/a").header("X-Api-Key", "second-" + UUID.randomUUID())
+			.header("X-Plan", "gold").exchange()
+			.expectStatus().isOk()
+			.expectHeader().valueEquals("RateLimit-Policy", "\"bridged-gold\";q=3;w=3600");
 	}
 
 	private void admitThenRefuse(String path, String apiKey, int capacity, String item) {
