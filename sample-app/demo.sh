@@ -5,22 +5,34 @@
 #
 #   sample-app/demo.sh                  # Redis on localhost:6379 (the first instance starts an embedded one if none)
 #   sample-app/demo.sh --webflux        # the same with sample-webflux-app (Spring WebFlux on Reactor Netty)
+#   sample-app/demo.sh --gateway        # three sample-gateway instances in front of one sample-app (the upstream)
 #   REDIS_PORT=6390 sample-app/demo.sh  # another port
 #
-# Environment: REDIS_PORT (6379), PORTS of the instances ("8081 8082 8083"), REQUESTS (15), START_TIMEOUT seconds per instance (180),
-# LIMIT (5/1m): policy hello's limit, set on the command line the Spring Boot way. Not the shipped 5/10s: that refills
-# a permit every 2 s, which the requests of a busy machine can outlast, and the count would no longer be exact.
+# Environment: REDIS_PORT (6379), PORTS of the instances ("8081 8082 8083"; with --gateway "8091 8092 8093"),
+# REQUESTS (15), START_TIMEOUT seconds per instance (180), LIMIT (5/1m): the limit of policy hello (with --gateway,
+# gateway-hello), set on the command line the Spring Boot way. Not the shipped 5/10s: that refills a permit every 2 s,
+# which the requests of a busy machine can outlast, and the count would no longer be exact. With --gateway,
+# UPSTREAM_PORT (8080): the port of the sample-app every gateway routes to, started first, with its own limits off
+# (ratelimit.enabled=false) so that every refusal counted is a gateway's.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+POLICY=hello
+UPSTREAM_JAR=""
 case "${1:-}" in
 	"") SAMPLE=sample-app ;;
 	--webflux) SAMPLE=sample-webflux-app ;;
-	*) echo "usage: $0 [--webflux]" >&2; exit 2 ;;
+	--gateway)
+		SAMPLE=sample-gateway
+		POLICY=gateway-hello
+		UPSTREAM_JAR=sample-app/target/sample-app-0.1.0-SNAPSHOT.jar
+		UPSTREAM_PORT=${UPSTREAM_PORT:-8080}
+		;;
+	*) echo "usage: $0 [--webflux | --gateway]" >&2; exit 2 ;;
 esac
 JAR=$SAMPLE/target/$SAMPLE-0.1.0-SNAPSHOT.jar
 REDIS_PORT=${REDIS_PORT:-6379}
-read -r -a PORTS <<< "${PORTS:-8081 8082 8083}"
+read -r -a PORTS <<< "${PORTS:-$([[ -n $UPSTREAM_JAR ]] && echo 8091 8092 8093 || echo 8081 8082 8083)}"
 REQUESTS=${REQUESTS:-15}
 START_TIMEOUT=${START_TIMEOUT:-180}
 LIMIT=${LIMIT:-5/1m}
@@ -69,11 +81,29 @@ listening() {
 }
 
 start_instance() {
-	local port=$1 backend=$2 log="$LOGS/$2-$1.log"
+	local port=$1 backend=$2 log="$LOGS/$2-$1.log" upstream=()
+	if [[ -n $UPSTREAM_JAR ]]; then
+		upstream=(--sample.upstream="http://127.0.0.1:$UPSTREAM_PORT")
+	fi
 	java -jar "$JAR" --server.port="$port" --spring.data.redis.port="$REDIS_PORT" \
 		--ratelimit.backend="$backend" --ratelimit.key-prefix="$KEY_PREFIX" \
-		--ratelimit.policies.hello.limits="$LIMIT" > "$log" 2>&1 &
+		--ratelimit.policies.$POLICY.limits="$LIMIT" "${upstream[@]}" > "$log" 2>&1 &
 	PID_OF[$port]=$!
+}
+
+# With --gateway: the sample-app every gateway routes to, its own limits off (it would count every client as one, the
+# gateways' address). Logs to $LOGS/upstream-<port>.log, as await_healthy expects of "backend" upstream.
+start_upstream() {
+	java -jar "$UPSTREAM_JAR" --server.port="$UPSTREAM_PORT" --spring.data.redis.port="$REDIS_PORT" \
+		--ratelimit.enabled=false > "$LOGS/upstream-$UPSTREAM_PORT.log" 2>&1 &
+	PID_OF[$UPSTREAM_PORT]=$!
+}
+
+# Says so when the instance on a port (logging to $LOGS/<backend>-<port>.log) started the embedded Redis server.
+say_if_embedded_redis() {
+	if grep -q 'Started an embedded Redis server' "$LOGS/$2-$1.log"; then
+		echo "   :$1 started an embedded Redis server on localhost:$REDIS_PORT"
+	fi
 }
 
 await_healthy() {
@@ -99,12 +129,16 @@ run() {
 	local -A admitted denied
 	KEY_PREFIX="demo-$$-$(date +%s)"
 	echo
-	echo "== $SAMPLE, ratelimit.backend=$backend: ${#PORTS[@]} instances, policy hello limited to $LIMIT per client IP"
+	echo "== $SAMPLE, ratelimit.backend=$backend: ${#PORTS[@]} instances, policy $POLICY limited to $LIMIT per client IP"
+	if [[ -n $UPSTREAM_JAR ]]; then
+		start_upstream
+		await_healthy "$UPSTREAM_PORT" upstream
+		say_if_embedded_redis "$UPSTREAM_PORT" upstream
+		echo "   :$UPSTREAM_PORT runs sample-app, the upstream of every gateway (its own limits off)"
+	fi
 	start_instance "${PORTS[0]}" "$backend"
 	await_healthy "${PORTS[0]}" "$backend"
-	if grep -q 'Started an embedded Redis server' "$LOGS/$backend-${PORTS[0]}.log"; then
-		echo "   :${PORTS[0]} started an embedded Redis server on localhost:$REDIS_PORT"
-	fi
+	say_if_embedded_redis "${PORTS[0]}" "$backend"
 	for port in "${PORTS[@]:1}"; do
 		start_instance "$port" "$backend"
 	done
@@ -141,11 +175,11 @@ run() {
 	stop_all
 }
 
-if [[ ! -f $JAR ]]; then
-	echo "building $JAR ..."
-	./mvnw -q -pl "$SAMPLE" -am package -DskipTests
+if [[ ! -f $JAR || ( -n $UPSTREAM_JAR && ! -f $UPSTREAM_JAR ) ]]; then
+	echo "building $JAR${UPSTREAM_JAR:+ and $UPSTREAM_JAR} ..."
+	./mvnw -q -pl "$SAMPLE${UPSTREAM_JAR:+,sample-app}" -am package -DskipTests
 fi
-for port in "${PORTS[@]}"; do
+for port in "${PORTS[@]}" ${UPSTREAM_JAR:+$UPSTREAM_PORT}; do
 	if listening "$port"; then
 		echo "port $port is already in use; free it or set PORTS" >&2
 		exit 1
