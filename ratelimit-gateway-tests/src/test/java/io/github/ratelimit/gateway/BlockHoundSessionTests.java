@@ -9,7 +9,7 @@ import reactor.core.publisher.Mono;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * The WebFlux gateway's tests run with BlockHound installed ({@link BlockHoundSession}): a blocking call on a
+ * The WebFlux gateway's tests run with BlockHound installed ({@link io.github.ratelimit.test.blockhound.BlockHoundSession}): a blocking call on a
  * non-blocking thread fails.
  */
 class BlockHoundSessionTests {
