@@ -28,6 +28,10 @@ class BenchmarksSmokeTests {
 	private static final Settings SETTINGS = new Settings(2, Duration.ofMillis(10), Duration.ofMillis(40), false,
 			100, 10, 20, 0, 1, 1, 4);
 
+	/** One round of one second per route and connection count, no warm-up: the gateway cell in about 15 s. */
+	private static final Settings GATEWAY_SETTINGS = new Settings(1, Duration.ofMillis(10), Duration.ofMillis(40),
+			false, 100, 10, 20, 0, 1, 1, 4);
+
 	private static OwnRedis server;
 
 	private static RedisAdmin redis;
@@ -64,7 +68,7 @@ class BenchmarksSmokeTests {
 
 	@Test
 	void everyBenchmarkProducesNumbersAndTheReportIsWritten(@TempDir Path docs) throws Exception {
-		Results results = RunBenchmarks.measure(server, redis, SETTINGS, CpuPinning.none(), false, null,
+		Results results = RunBenchmarks.measure(server, redis, SETTINGS, CpuPinning.none(), false, null, null,
 				(message) -> {
 				});
 		for (int threads : DecisionBenchmark.THREADS) {
@@ -133,6 +137,44 @@ class BenchmarksSmokeTests {
 		assertThat(Files.size(chart)).isPositive();
 	}
 
+	/**
+	 * The gateway cell end to end: the sample-gateway jar (built by this build before this module; its path given by
+	 * the build as {@code benchmark.gatewayJar}) started with the benchmark's routes, every route measured at every
+	 * connection count, each limiter seen at work in Redis, and the section and targets written.
+	 */
+	@Test
+	void theGatewayCellMeasuresEveryRouteAndTheReportMarksItsTargets() {
+		String jar = System.getProperty("benchmark.gatewayJar");
+		assertThat(RunBenchmarks.gatewaySkipped(jar)).as("build sample-gateway first: ./mvnw package -pl "
+				+ "sample-gateway -am -DskipTests").isNull();
+		GatewayOverhead.Result gateway = RunBenchmarks.gateway(server, GATEWAY_SETTINGS, CpuPinning.none(), jar,
+				(message) -> {
+				});
+		assertThat(gateway.connections()).isEqualTo(GatewayOverhead.CONNECTIONS);
+		for (int connections : GatewayOverhead.CONNECTIONS) {
+			for (GatewayOverhead.Route route : GatewayOverhead.Route.values()) {
+				assertThat(gateway.spread(route, connections, WrkRun::requests).median())
+					.as("requests on %s at %d connections", route.path(), connections)
+					.isPositive();
+			}
+			assertThat(gateway.spread(GatewayOverhead.Route.SCG, connections, WrkRun::scriptCallsPerRequest).median())
+				.as("the gateway's RedisRateLimiter: one script call per request").isGreaterThan(0.9);
+			assertThat(gateway.spread(GatewayOverhead.Route.EXACT, connections, WrkRun::scriptCallsPerRequest)
+				.median()).as("ours, exact: one script call per request").isGreaterThan(0.9);
+			assertThat(gateway.spread(GatewayOverhead.Route.LEASED, connections, WrkRun::scriptCallsPerRequest)
+				.median()).as("ours, leased: a script call per lease").isLessThan(0.5);
+			assertThat(gateway.spread(GatewayOverhead.Route.UNLIMITED, connections, WrkRun::scriptCallsPerRequest)
+				.median()).as("no limiter").isLessThan(0.1);
+		}
+		assertThat(gateway.non2xx()).isZero();
+		String markdown = new GatewayReport(gateway, GATEWAY_SETTINGS).markdown();
+		assertThat(markdown).contains("## Gateway", "| 16 | no limiter |",
+				"| 64 | ours, `RateLimit=bench-leased` (leased) |",
+				"| gateway: ours, `RateLimit=bench-exact` (exact) ≥ 1.00x the gateway's `RequestRateLimiter`, "
+						+ "`RedisRateLimiter`, requests/s, 16 connections |",
+				"| gateway: ours, `RateLimit=bench-leased` (leased) ≥ 0.95x no limiter, requests/s, 64 connections |");
+	}
+
 	@Test
 	void redisBenchmarkSendsTheBackendsScriptCall() {
 		OurScript script = new OurScript(OurLimiter.KEY_PREFIX, OurLimiter.policy(Algorithm.GCRA, OurLimiter.LIMIT));
@@ -153,8 +195,8 @@ class BenchmarksSmokeTests {
 				     90%    2.00ms
 				     99%    1.05s
 				""";
-		assertThat(HttpOverhead.percentile(wrk, "50%")).isEqualTo(0.812);
-		assertThat(HttpOverhead.percentile(wrk, "99%")).isEqualTo(1050.0);
+		assertThat(WrkRun.percentile(wrk, "50%")).isEqualTo(0.812);
+		assertThat(WrkRun.percentile(wrk, "99%")).isEqualTo(1050.0);
 		RedisStats before = RedisStats.parse("""
 				# Commandstats\r
 				cmdstat_evalsha:calls=10,usec=100,usec_per_call=10.00,rejected_calls=0,failed_calls=0\r
@@ -196,6 +238,15 @@ class BenchmarksSmokeTests {
 			.contains("--ratelimit.policies.hello.lease.enabled=true", "--ratelimit.policies.hello.lease.batch=100",
 					"--ratelimit.policies.hello.lease.max-age=1000ms")
 			.noneMatch((argument) -> argument.startsWith("--spring.autoconfigure.exclude="));
+		GatewayOverhead gateway = new GatewayOverhead("sample-gateway.jar", server, pinning, 1,
+				GatewayOverhead.CONNECTIONS, 3, (message) -> {
+				});
+		assertThat(gateway.gatewayCommand(8090, "http://127.0.0.1:8091", Path.of("/tmp/gateway-benchmark.yml")))
+			.startsWith("taskset", "-c", "0")
+			.containsSequence("-jar", "sample-gateway.jar")
+			.contains("--spring.config.location=file:/tmp/gateway-benchmark.yml", "--spring.profiles.active=benchmark",
+					"--bench.upstream=http://127.0.0.1:8091", "--ratelimit.policies.bench-leased.lease.enabled=true",
+					"--ratelimit.policies.bench-leased.lease.batch=100");
 	}
 
 }
