@@ -31,6 +31,9 @@ final class GatewayOverhead {
 	/** The leased policy, {@code bench-exact} leased. */
 	static final String LEASED_POLICY = "bench-leased";
 
+	/** The connections of the runs that count admitted requests against a limit the load reaches. */
+	static final int ADMISSION_CONNECTIONS = 16;
+
 	private static final String LOG = "gateway";
 
 	private final String jar;
@@ -113,7 +116,14 @@ final class GatewayOverhead {
 						}
 					}
 				}
-				return new Result(runs);
+				List<Admission> admissions = new ArrayList<>();
+				for (Limited route : Limited.values()) {
+					this.log.accept("gateway: admitted against the limit, " + route.path());
+					WrkRun run = WrkRun.measure(WrkRun.command(this.pinning, this.threads, ADMISSION_CONNECTIONS,
+							this.seconds, base + route.path()), this.seconds, gateway, admin, this.pinning);
+					admissions.add(new Admission(route, this.seconds, run.requests(), run.requests() - run.non2xx()));
+				}
+				return new Result(runs, admissions);
 			}
 			finally {
 				AppProcess.stop(gateway);
@@ -189,6 +199,74 @@ final class GatewayOverhead {
 	}
 
 	/**
+	 * The routes of {@value #CONFIG} whose limits the load reaches, each limiter with the same token bucket as its
+	 * counterpart.
+	 */
+	enum Limited {
+
+		/** The gateway's {@code RedisRateLimiter}, burst 20, 10 per second. */
+		SCG("scg", "the gateway's `RedisRateLimiter`, burst 20, 10/s", 20, 10),
+
+		/** Ours, {@code 20/2s}. */
+		OURS("ours", "ours, `20/2s`", 20, 10),
+
+		/** The gateway's {@code RedisRateLimiter}, burst 40, 100 per second: its keys' TTL is 0. */
+		SCG_SHORT("scg-short", "the gateway's `RedisRateLimiter`, burst 40, 100/s (TTL 0)", 40, 100),
+
+		/** Ours, {@code 40/400ms}. */
+		OURS_SHORT("ours-short", "ours, `40/400ms`", 40, 100);
+
+		private final String id;
+
+		private final String label;
+
+		private final long burst;
+
+		private final long perSecond;
+
+		Limited(String id, String label, long burst, long perSecond) {
+			this.id = id;
+			this.label = label;
+			this.burst = burst;
+			this.perSecond = perSecond;
+		}
+
+		String path() {
+			return "/limit/" + this.id + "/hello";
+		}
+
+		String label() {
+			return this.label;
+		}
+
+		/**
+		 * The most a token bucket of this size admits over a run from full: the burst plus the refill.
+		 * @param seconds the run's length
+		 * @return the requests
+		 */
+		long limit(int seconds) {
+			return this.burst + this.perSecond * seconds;
+		}
+
+	}
+
+	/**
+	 * Requests admitted on a route whose limit the load reaches, over one wrk run.
+	 *
+	 * @param route the route
+	 * @param seconds the run's length
+	 * @param requests the requests wrk completed
+	 * @param admitted those answered 2xx or 3xx
+	 */
+	record Admission(Limited route, int seconds, long requests, long admitted) {
+
+		double overLimit() {
+			return this.admitted / (double) this.route.limit(this.seconds);
+		}
+
+	}
+
+	/**
 	 * One wrk run of one route.
 	 *
 	 * @param round the round, from 0 (-1 for a warm-up)
@@ -201,11 +279,12 @@ final class GatewayOverhead {
 	}
 
 	/**
-	 * Every measured run, in the order run.
+	 * Every measured run, in the order run, and the admissions on the routes whose limits the load reaches.
 	 *
 	 * @param runs the runs
+	 * @param admissions the admissions, one per limited route
 	 */
-	record Result(List<Run> runs) {
+	record Result(List<Run> runs, List<Admission> admissions) {
 
 		Spread spread(Route route, int connections, ToDoubleFunction<WrkRun> value) {
 			return Spread.of(this.runs.stream()

@@ -2,6 +2,7 @@ package io.github.ratelimit.benchmarks;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.function.ToDoubleFunction;
 
 import io.github.ratelimit.benchmarks.GatewayOverhead.Route;
@@ -117,6 +118,23 @@ final class GatewayReport {
 		}
 		lines.add("");
 		lines.add("Non-2xx responses over all runs: " + this.result.non2xx() + ".");
+		lines.add("");
+		lines.add("Admitted against the limit, on the same gateway and Redis, routes whose limits the load reaches "
+				+ "(one key, the client's address; `wrk -t" + this.settings.wrkThreads() + " -c"
+				+ GatewayOverhead.ADMISSION_CONNECTIONS + " -d" + this.settings.httpSeconds() + "s`, once each, "
+				+ "after the rounds; admitted: the responses wrk counted as 2xx or 3xx; the limit: the bucket's burst "
+				+ "plus its refill over the run's nominal length):");
+		lines.add("");
+		lines.add("| route | requests | admitted | limit over the run | admitted / limit |");
+		lines.add("|---|---:|---:|---:|---:|");
+		for (GatewayOverhead.Admission admission : this.result.admissions()) {
+			lines.add("| " + admission.route().label() + " | " + String.format(Locale.ROOT, "%,d", admission.requests())
+					+ " | " + String.format(Locale.ROOT, "%,d", admission.admitted()) + " | "
+					+ String.format(Locale.ROOT, "%,d", admission.route().limit(admission.seconds())) + " | "
+					+ Spread.ratio(admission.overLimit()) + " |");
+		}
+		lines.add("");
+		lines.add("Not measured yet: Redis stopped mid-run, and three gateway instances on one Redis.");
 		lines.add("");
 		return lines;
 	}

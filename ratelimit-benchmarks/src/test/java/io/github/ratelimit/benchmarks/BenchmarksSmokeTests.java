@@ -167,8 +167,21 @@ class BenchmarksSmokeTests {
 				.median()).as("no limiter").isLessThan(0.1);
 		}
 		assertThat(gateway.non2xx()).isZero();
+		assertThat(gateway.admissions()).extracting(GatewayOverhead.Admission::route)
+			.containsExactly(GatewayOverhead.Limited.values());
+		assertThat(gateway.admissions()).allSatisfy((admission) -> assertThat(admission.admitted()).isPositive());
+		assertThat(gateway.admissions()).filteredOn((admission) -> admission.route() == GatewayOverhead.Limited.OURS)
+			.singleElement()
+			.satisfies((ours) -> assertThat(ours.admitted()).as("ours admits its limit, no more")
+				.isLessThanOrEqualTo(GatewayOverhead.Limited.OURS.limit(ours.seconds() + 1))
+				.isLessThan(ours.requests()));
+		assertThat(gateway.admissions())
+			.filteredOn((admission) -> admission.route() == GatewayOverhead.Limited.SCG_SHORT)
+			.singleElement()
+			.satisfies((scg) -> assertThat(scg.admitted()).as("the gateway's limiter with a TTL of 0 limits nothing")
+				.isEqualTo(scg.requests()));
 		String markdown = new GatewayReport(gateway, GATEWAY_SETTINGS).markdown();
-		assertThat(markdown).contains("## Gateway", "| 16 | no limiter |",
+		assertThat(markdown).contains("## Gateway", "| 16 | no limiter |", "| ours, `20/2s` |",
 				"| 64 | ours, `RateLimit=bench-leased` (leased) |",
 				"| gateway: ours, `RateLimit=bench-exact` (exact) ≥ 1.00x the gateway's `RequestRateLimiter`, "
 						+ "`RedisRateLimiter`, requests/s, 16 connections |",
