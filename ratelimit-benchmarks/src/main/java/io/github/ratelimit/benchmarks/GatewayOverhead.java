@@ -42,6 +42,8 @@ final class GatewayOverhead {
 
 	private final CpuPinning pinning;
 
+	private final List<String> wrk;
+
 	private final int threads;
 
 	private final List<Integer> connections;
@@ -50,11 +52,12 @@ final class GatewayOverhead {
 
 	private final Consumer<String> log;
 
-	GatewayOverhead(String jar, OwnRedis redis, CpuPinning pinning, int threads, List<Integer> connections,
-			int seconds, Consumer<String> log) {
+	GatewayOverhead(String jar, OwnRedis redis, CpuPinning pinning, List<String> wrk, int threads,
+			List<Integer> connections, int seconds, Consumer<String> log) {
 		this.jar = jar;
 		this.redis = redis;
 		this.pinning = pinning;
+		this.wrk = wrk;
 		this.threads = threads;
 		this.connections = connections;
 		this.seconds = seconds;
@@ -119,8 +122,8 @@ final class GatewayOverhead {
 				List<Admission> admissions = new ArrayList<>();
 				for (Limited route : Limited.values()) {
 					this.log.accept("gateway: admitted against the limit, " + route.path());
-					WrkRun run = WrkRun.measure(WrkRun.command(this.pinning, this.threads, ADMISSION_CONNECTIONS,
-							this.seconds, base + route.path()), this.seconds, gateway, admin, this.pinning);
+					WrkRun run = WrkRun.measure(wrkCommand(ADMISSION_CONNECTIONS, base + route.path()), this.seconds,
+							gateway, admin, this.pinning);
 					admissions.add(new Admission(route, this.seconds, run.requests(), run.requests() - run.non2xx()));
 				}
 				return new Result(runs, admissions);
@@ -140,8 +143,12 @@ final class GatewayOverhead {
 	}
 
 	private Run wrk(String base, Process gateway, Route route, int connections, int round, RedisAdmin admin) {
-		return new Run(round, connections, route, WrkRun.measure(WrkRun.command(this.pinning, this.threads,
-				connections, this.seconds, base + route.path()), this.seconds, gateway, admin, this.pinning));
+		return new Run(round, connections, route, WrkRun.measure(wrkCommand(connections, base + route.path()),
+				this.seconds, gateway, admin, this.pinning));
+	}
+
+	private List<String> wrkCommand(int connections, String url) {
+		return WrkRun.command(this.pinning, this.wrk, this.threads, connections, this.seconds, url);
 	}
 
 	private static Path writeConfig() {

@@ -99,7 +99,7 @@ final class HttpOverhead {
 	}
 
 	List<String> wrkCommand(String url) {
-		return WrkRun.command(this.pinning, this.threads, this.connections, this.seconds, url);
+		return WrkRun.command(this.pinning, WrkRun.WRK, this.threads, this.connections, this.seconds, url);
 	}
 
 	String wrkOptions() {

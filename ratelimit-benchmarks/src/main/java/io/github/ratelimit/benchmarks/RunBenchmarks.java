@@ -61,10 +61,9 @@ public final class RunBenchmarks {
 				if (skipped != null) {
 					throw new IllegalStateException("The gateway cell cannot run: " + skipped);
 				}
+				GatewayOverhead.Result gateway = gateway(server, settings, pinning, args[3], RunBenchmarks::log);
 				Path report = Path.of(GATEWAY_ONLY_REPORT);
-				Files.writeString(report,
-						new GatewayReport(gateway(server, settings, pinning, args[3], RunBenchmarks::log), settings)
-							.markdown());
+				Files.writeString(report, new GatewayReport(gateway, settings).markdown());
 				log("wrote " + report + " (the gateway cell alone; docs untouched)");
 				return;
 			}
@@ -168,8 +167,8 @@ public final class RunBenchmarks {
 	 */
 	static GatewayOverhead.Result gateway(OwnRedis server, Settings settings, CpuPinning pinning, String jar,
 			Consumer<String> log) {
-		return new GatewayOverhead(jar, server, pinning, settings.wrkThreads(), GatewayOverhead.CONNECTIONS,
-				settings.httpSeconds(), log)
+		return new GatewayOverhead(jar, server, pinning, WrkRun.WRK, settings.wrkThreads(),
+				GatewayOverhead.CONNECTIONS, settings.httpSeconds(), log)
 			.measure(settings.runs(), settings.httpWarmUps());
 	}
 

@@ -1,5 +1,6 @@
 package io.github.ratelimit.benchmarks;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -26,18 +27,24 @@ record WrkRun(double requestsPerSecond, double p50Millis, double p99Millis, long
 
 	private static final Pattern NON_2XX = Pattern.compile("Non-2xx or 3xx responses:\\s+(\\d+)");
 
+	/** wrk, as the benchmarks run it. */
+	static final List<String> WRK = List.of("wrk");
+
 	/**
 	 * The wrk command of one run.
 	 * @param pinning where wrk runs
+	 * @param tool wrk ({@link #WRK}), or a command that takes wrk's options and prints what {@link #measure} reads
 	 * @param threads wrk's threads
 	 * @param connections its connections
 	 * @param seconds how long it runs
 	 * @param url what it requests
 	 * @return the command
 	 */
-	static List<String> command(CpuPinning pinning, int threads, int connections, int seconds, String url) {
-		return pinning.client(List.of("wrk", "-t" + threads, "-c" + connections, "-d" + seconds + "s", "--latency",
-				url));
+	static List<String> command(CpuPinning pinning, List<String> tool, int threads, int connections, int seconds,
+			String url) {
+		List<String> command = new ArrayList<>(tool);
+		command.addAll(List.of("-t" + threads, "-c" + connections, "-d" + seconds + "s", "--latency", url));
+		return pinning.client(command);
 	}
 
 	/**

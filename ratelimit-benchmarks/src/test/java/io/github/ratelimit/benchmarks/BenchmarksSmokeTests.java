@@ -28,7 +28,7 @@ class BenchmarksSmokeTests {
 	private static final Settings SETTINGS = new Settings(2, Duration.ofMillis(10), Duration.ofMillis(40), false,
 			100, 10, 20, 0, 1, 1, 4);
 
-	/** One round of one second per route and connection count, no warm-up: the gateway cell in about 15 s. */
+	/** One round of one second per route, no warm-up. */
 	private static final Settings GATEWAY_SETTINGS = new Settings(1, Duration.ofMillis(10), Duration.ofMillis(40),
 			false, 100, 10, 20, 0, 1, 1, 4);
 
@@ -139,19 +139,25 @@ class BenchmarksSmokeTests {
 
 	/**
 	 * The gateway cell end to end: the sample-gateway jar (built by this build before this module; its path given by
-	 * the build as {@code benchmark.gatewayJar}) started with the benchmark's routes, every route measured at every
-	 * connection count, each limiter seen at work in Redis, and the section and targets written.
+	 * the build as {@code benchmark.gatewayJar}) started with the benchmark's routes, every route loaded at every
+	 * connection count ({@link WrkStandIn} in place of wrk, so that the build needs only a JDK), each limiter seen at
+	 * work in Redis, admissions counted against a limit the load reaches, and the section and targets written.
 	 */
 	@Test
-	void theGatewayCellMeasuresEveryRouteAndTheReportMarksItsTargets() {
+	void theGatewayCellMeasuresEveryRouteAndTheReportMarksItsTargets() throws Exception {
 		String jar = System.getProperty("benchmark.gatewayJar");
-		assertThat(RunBenchmarks.gatewaySkipped(jar)).as("build sample-gateway first: ./mvnw package -pl "
-				+ "sample-gateway -am -DskipTests").isNull();
-		GatewayOverhead.Result gateway = RunBenchmarks.gateway(server, GATEWAY_SETTINGS, CpuPinning.none(), jar,
-				(message) -> {
-				});
-		assertThat(gateway.connections()).isEqualTo(GatewayOverhead.CONNECTIONS);
-		for (int connections : GatewayOverhead.CONNECTIONS) {
+		assertThat(Path.of(jar)).as("build sample-gateway first: ./mvnw package -pl sample-gateway -am -DskipTests")
+			.isRegularFile();
+		List<String> wrk = List.of(AppProcess.javaBin(), "-XX:TieredStopAtLevel=1", "-cp",
+				Path.of(WrkStandIn.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString(),
+				WrkStandIn.class.getName());
+		// one connection count of the two, one round, no warm-up: the cell in about 20 s
+		GatewayOverhead.Result gateway = new GatewayOverhead(jar, server, CpuPinning.none(), wrk,
+				GATEWAY_SETTINGS.wrkThreads(), List.of(16), GATEWAY_SETTINGS.httpSeconds(), (message) -> {
+				})
+			.measure(GATEWAY_SETTINGS.runs(), GATEWAY_SETTINGS.httpWarmUps());
+		assertThat(gateway.connections()).containsExactly(16);
+		for (int connections : gateway.connections()) {
 			for (GatewayOverhead.Route route : GatewayOverhead.Route.values()) {
 				assertThat(gateway.spread(route, connections, WrkRun::requests).median())
 					.as("requests on %s at %d connections", route.path(), connections)
@@ -182,10 +188,10 @@ class BenchmarksSmokeTests {
 				.isEqualTo(scg.requests()));
 		String markdown = new GatewayReport(gateway, GATEWAY_SETTINGS).markdown();
 		assertThat(markdown).contains("## Gateway", "| 16 | no limiter |", "| ours, `20/2s` |",
-				"| 64 | ours, `RateLimit=bench-leased` (leased) |",
+				"| 16 | ours, `RateLimit=bench-leased` (leased) |",
 				"| gateway: ours, `RateLimit=bench-exact` (exact) ≥ 1.00x the gateway's `RequestRateLimiter`, "
 						+ "`RedisRateLimiter`, requests/s, 16 connections |",
-				"| gateway: ours, `RateLimit=bench-leased` (leased) ≥ 0.95x no limiter, requests/s, 64 connections |");
+				"| gateway: ours, `RateLimit=bench-leased` (leased) ≥ 0.95x no limiter, requests/s, 16 connections |");
 	}
 
 	@Test
@@ -251,7 +257,7 @@ class BenchmarksSmokeTests {
 			.contains("--ratelimit.policies.hello.lease.enabled=true", "--ratelimit.policies.hello.lease.batch=100",
 					"--ratelimit.policies.hello.lease.max-age=1000ms")
 			.noneMatch((argument) -> argument.startsWith("--spring.autoconfigure.exclude="));
-		GatewayOverhead gateway = new GatewayOverhead("sample-gateway.jar", server, pinning, 1,
+		GatewayOverhead gateway = new GatewayOverhead("sample-gateway.jar", server, pinning, WrkRun.WRK, 1,
 				GatewayOverhead.CONNECTIONS, 3, (message) -> {
 				});
 		assertThat(gateway.gatewayCommand(8090, "http://127.0.0.1:8091", Path.of("/tmp/gateway-benchmark.yml")))
