@@ -5,9 +5,11 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.ToDoubleFunction;
 
@@ -124,7 +126,12 @@ final class GatewayOverhead {
 					this.log.accept("gateway: admitted against the limit, " + route.path());
 					WrkRun run = WrkRun.measure(wrkCommand(ADMISSION_CONNECTIONS, base + route.path()), this.seconds,
 							gateway, admin, this.pinning);
-					admissions.add(new Admission(route, this.seconds, run.requests(), run.requests() - run.non2xx()));
+					admissions.add(new Admission(route, this.seconds, false, run.requests(),
+							run.requests() - run.non2xx()));
+				}
+				for (Limited route : List.of(Limited.SCG, Limited.OURS, Limited.OURS_LOCAL)) {
+					this.log.accept("gateway: admitted against the limit, Redis stopped mid-run, " + route.path());
+					admissions.add(admittedThroughOutage(base, gateway, route, admin));
 				}
 				return new Result(runs, admissions);
 			}
@@ -140,6 +147,42 @@ final class GatewayOverhead {
 				// a temporary file
 			}
 		}
+	}
+
+	/**
+	 * One run on a limited route while Redis is stopped for the middle third of it (then started again, empty).
+	 */
+	private Admission admittedThroughOutage(String base, Process gateway, Limited route, RedisAdmin admin) {
+		Duration third = Duration.ofMillis(this.seconds * 1000L / 3);
+		AtomicReference<RuntimeException> failure = new AtomicReference<>();
+		Thread outage = new Thread(() -> {
+			try {
+				Thread.sleep(third.toMillis());
+				this.redis.outage(third);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			catch (RuntimeException ex) {
+				failure.set(ex);
+			}
+		}, "redis-outage");
+		outage.start();
+		WrkRun run = WrkRun.measure(wrkCommand(ADMISSION_CONNECTIONS, base + route.path()), this.seconds, gateway,
+				admin, this.pinning);
+		try {
+			outage.join();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted during the Redis outage", ex);
+		}
+		if (failure.get() != null) {
+			throw failure.get();
+		}
+		// the gateway's health includes Redis': up once its connections are back, before the next run
+		AppProcess.awaitUp(base + "/actuator/health", gateway, LOG);
+		return new Admission(route, this.seconds, true, run.requests(), run.requests() - run.non2xx());
 	}
 
 	private Run wrk(String base, Process gateway, Route route, int connections, int round, RedisAdmin admin) {
@@ -217,6 +260,9 @@ final class GatewayOverhead {
 		/** Ours, {@code 20/2s}. */
 		OURS("ours", "ours, `20/2s`", 20, 10),
 
+		/** Ours, {@code 20/2s}, {@code failure-mode: local}. */
+		OURS_LOCAL("ours-local", "ours, `20/2s`, `failure-mode: local`", 20, 10),
+
 		/** The gateway's {@code RedisRateLimiter}, burst 40, 100 per second: its keys' TTL is 0. */
 		SCG_SHORT("scg-short", "the gateway's `RedisRateLimiter`, burst 40, 100/s (TTL 0)", 40, 100),
 
@@ -262,10 +308,11 @@ final class GatewayOverhead {
 	 *
 	 * @param route the route
 	 * @param seconds the run's length
+	 * @param redisStopped whether Redis was stopped for the middle third of the run
 	 * @param requests the requests wrk completed
 	 * @param admitted those answered 2xx or 3xx
 	 */
-	record Admission(Limited route, int seconds, long requests, long admitted) {
+	record Admission(Limited route, int seconds, boolean redisStopped, long requests, long admitted) {
 
 		double overLimit() {
 			return this.admitted / (double) this.route.limit(this.seconds);

@@ -52,6 +52,18 @@ class BenchmarksSmokeTests {
 			}
 
 			@Override
+			public void outage(Duration down) {
+				embedded.stop();
+				try {
+					Thread.sleep(down.toMillis());
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+				embedded.restart();
+			}
+
+			@Override
 			public void close() {
 				embedded.stop();
 			}
@@ -174,9 +186,15 @@ class BenchmarksSmokeTests {
 		}
 		assertThat(gateway.non2xx()).isZero();
 		assertThat(gateway.admissions()).extracting(GatewayOverhead.Admission::route)
-			.containsExactly(GatewayOverhead.Limited.values());
+			.containsExactly(GatewayOverhead.Limited.SCG, GatewayOverhead.Limited.OURS,
+					GatewayOverhead.Limited.OURS_LOCAL, GatewayOverhead.Limited.SCG_SHORT,
+					GatewayOverhead.Limited.OURS_SHORT, GatewayOverhead.Limited.SCG, GatewayOverhead.Limited.OURS,
+					GatewayOverhead.Limited.OURS_LOCAL);
+		assertThat(gateway.admissions()).extracting(GatewayOverhead.Admission::redisStopped)
+			.containsExactly(false, false, false, false, false, true, true, true);
 		assertThat(gateway.admissions()).allSatisfy((admission) -> assertThat(admission.admitted()).isPositive());
-		assertThat(gateway.admissions()).filteredOn((admission) -> admission.route() == GatewayOverhead.Limited.OURS)
+		assertThat(gateway.admissions())
+			.filteredOn((admission) -> admission.route() == GatewayOverhead.Limited.OURS && !admission.redisStopped())
 			.singleElement()
 			.satisfies((ours) -> assertThat(ours.admitted()).as("ours admits its limit, no more")
 				.isLessThanOrEqualTo(GatewayOverhead.Limited.OURS.limit(ours.seconds() + 1))
@@ -188,6 +206,7 @@ class BenchmarksSmokeTests {
 				.isEqualTo(scg.requests()));
 		String markdown = new GatewayReport(gateway, GATEWAY_SETTINGS).markdown();
 		assertThat(markdown).contains("## Gateway", "| 16 | no limiter |", "| ours, `20/2s` |",
+				"| ours, `20/2s`, Redis stopped mid-run |",
 				"| 16 | ours, `RateLimit=bench-leased` (leased) |",
 				"| gateway: ours, `RateLimit=bench-exact` (exact) ≥ 1.00x the gateway's `RequestRateLimiter`, "
 						+ "`RedisRateLimiter`, requests/s, 16 connections |",
