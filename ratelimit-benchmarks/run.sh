@@ -11,7 +11,7 @@
 #
 # Environment (defaults in brackets): BENCHMARK_RUNS [3] runs, each measuring every contender side by side;
 # BENCHMARK_WARMUP [0.5] and BENCHMARK_MEASURE [1.5] seconds per decision cell; BENCHMARK_HTTP_SECONDS [3] per wrk run;
-# BENCHMARK_ONLY [empty: everything] 'gateway' runs the gateway cell alone (about 3 minutes with the defaults) and
+# BENCHMARK_ONLY [empty: everything] 'gateway' runs the gateway cell alone (about 3.5 minutes with the defaults) and
 # writes its section and targets to ratelimit-benchmarks/target/benchmarks-gateway.md, leaving docs/ untouched.
 set -euo pipefail
 cd "$(dirname "$0")/.."

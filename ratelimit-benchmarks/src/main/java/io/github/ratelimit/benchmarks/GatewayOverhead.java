@@ -8,7 +8,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.ToDoubleFunction;
@@ -29,6 +31,9 @@ final class GatewayOverhead {
 
 	/** The connection counts each round measures every route at. */
 	static final List<Integer> CONNECTIONS = List.of(16, 64);
+
+	/** The gateway instances that share one Redis in the last admission runs. */
+	static final int INSTANCES = 3;
 
 	/** The leased policy, {@code bench-exact} leased. */
 	static final String LEASED_POLICY = "bench-leased";
@@ -52,10 +57,13 @@ final class GatewayOverhead {
 
 	private final int seconds;
 
+	private final int instances;
+
 	private final Consumer<String> log;
 
 	GatewayOverhead(String jar, OwnRedis redis, CpuPinning pinning, List<String> wrk, int threads,
-			List<Integer> connections, int seconds, Consumer<String> log) {
+			List<Integer> connections, int seconds, int instances, Consumer<String> log) {
+		this.instances = instances;
 		this.jar = jar;
 		this.redis = redis;
 		this.pinning = pinning;
@@ -88,6 +96,7 @@ final class GatewayOverhead {
 			int port = RunBenchmarks.freePort();
 			String base = "http://" + RunBenchmarks.HOST + ":" + port;
 			Process gateway = AppProcess.start(gatewayCommand(port, upstream.uri(), config), LOG);
+			List<Process> others = new ArrayList<>();
 			try {
 				AppProcess.awaitUp(base + Route.UNLIMITED.path(), gateway, LOG);
 				for (Route route : Route.values()) {
@@ -126,17 +135,34 @@ final class GatewayOverhead {
 					this.log.accept("gateway: admitted against the limit, " + route.path());
 					WrkRun run = WrkRun.measure(wrkCommand(ADMISSION_CONNECTIONS, base + route.path()), this.seconds,
 							gateway, admin, this.pinning);
-					admissions.add(new Admission(route, this.seconds, false, run.requests(),
+					admissions.add(new Admission(route, this.seconds, false, 1, run.requests(),
 							run.requests() - run.non2xx()));
 				}
 				for (Limited route : List.of(Limited.SCG, Limited.OURS, Limited.OURS_LOCAL)) {
 					this.log.accept("gateway: admitted against the limit, Redis stopped mid-run, " + route.path());
 					admissions.add(admittedThroughOutage(base, gateway, route, admin));
 				}
+				Map<String, Process> instances = new LinkedHashMap<>(Map.of(base, gateway));
+				for (int instance = 2; instance <= this.instances; instance++) {
+					int otherPort = RunBenchmarks.freePort();
+					String otherBase = "http://" + RunBenchmarks.HOST + ":" + otherPort;
+					others.add(AppProcess.start(gatewayCommand(otherPort, upstream.uri(), config), LOG + instance));
+					instances.put(otherBase, others.get(others.size() - 1));
+					AppProcess.awaitUp(otherBase + Route.UNLIMITED.path(), others.get(others.size() - 1),
+							LOG + instance);
+				}
+				if (instances.size() > 1) {
+					for (Limited route : List.of(Limited.SCG, Limited.OURS)) {
+						this.log.accept("gateway: admitted against the limit, " + instances.size() + " instances, "
+								+ route.path());
+						admissions.add(admittedAcross(instances, route, admin));
+					}
+				}
 				return new Result(runs, admissions);
 			}
 			finally {
 				AppProcess.stop(gateway);
+				others.forEach(AppProcess::stop);
 			}
 		}
 		finally {
@@ -147,6 +173,40 @@ final class GatewayOverhead {
 				// a temporary file
 			}
 		}
+	}
+
+	/**
+	 * One run on a limited route of every instance at once, on the one Redis: one key, so one limit for them all.
+	 */
+	private Admission admittedAcross(Map<String, Process> instances, Limited route, RedisAdmin admin) {
+		List<Thread> threads = new ArrayList<>();
+		List<WrkRun> runs = Collections.synchronizedList(new ArrayList<>());
+		AtomicReference<RuntimeException> failure = new AtomicReference<>();
+		instances.forEach((base, gateway) -> threads.add(new Thread(() -> {
+			try {
+				runs.add(WrkRun.measure(wrkCommand(ADMISSION_CONNECTIONS, base + route.path()), this.seconds,
+						gateway, admin, this.pinning));
+			}
+			catch (RuntimeException ex) {
+				failure.set(ex);
+			}
+		}, "wrk-" + base)));
+		threads.forEach(Thread::start);
+		for (Thread thread : threads) {
+			try {
+				thread.join();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException("Interrupted loading the instances", ex);
+			}
+		}
+		if (failure.get() != null) {
+			throw failure.get();
+		}
+		long requests = runs.stream().mapToLong(WrkRun::requests).sum();
+		return new Admission(route, this.seconds, false, instances.size(), requests,
+				requests - runs.stream().mapToLong(WrkRun::non2xx).sum());
 	}
 
 	/**
@@ -182,7 +242,7 @@ final class GatewayOverhead {
 		}
 		// the gateway's health includes Redis': up once its connections are back, before the next run
 		AppProcess.awaitUp(base + "/actuator/health", gateway, LOG);
-		return new Admission(route, this.seconds, true, run.requests(), run.requests() - run.non2xx());
+		return new Admission(route, this.seconds, true, 1, run.requests(), run.requests() - run.non2xx());
 	}
 
 	private Run wrk(String base, Process gateway, Route route, int connections, int round, RedisAdmin admin) {
@@ -309,10 +369,12 @@ final class GatewayOverhead {
 	 * @param route the route
 	 * @param seconds the run's length
 	 * @param redisStopped whether Redis was stopped for the middle third of the run
-	 * @param requests the requests wrk completed
+	 * @param instances the gateway instances loaded at once, each by a wrk of its own
+	 * @param requests the requests wrk completed, over every instance
 	 * @param admitted those answered 2xx or 3xx
 	 */
-	record Admission(Limited route, int seconds, boolean redisStopped, long requests, long admitted) {
+	record Admission(Limited route, int seconds, boolean redisStopped, int instances, long requests,
+			long admitted) {
 
 		double overLimit() {
 			return this.admitted / (double) this.route.limit(this.seconds);

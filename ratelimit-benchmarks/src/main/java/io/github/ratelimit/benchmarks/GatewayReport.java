@@ -125,19 +125,19 @@ final class GatewayReport {
 				+ "after the rounds; admitted: the responses wrk counted as 2xx or 3xx; the limit: the bucket's burst "
 				+ "plus its refill over the run's nominal length; Redis stopped mid-run: stopped for the middle third "
 				+ "of the run, then started again, empty, so a limiter whose state is in Redis may admit a second "
-				+ "burst; ours with its default failure mode, `open`, and with `local`):");
+				+ "burst; ours with its default failure mode, `open`, and with `local`; gateway instances: as many "
+				+ "gateways on the one Redis, each loaded by a wrk of its own at once, admitted summed):");
 		lines.add("");
 		lines.add("| route | requests | admitted | limit over the run | admitted / limit |");
 		lines.add("|---|---:|---:|---:|---:|");
 		for (GatewayOverhead.Admission admission : this.result.admissions()) {
 			lines.add("| " + admission.route().label() + (admission.redisStopped() ? ", Redis stopped mid-run" : "")
+					+ ((admission.instances() > 1) ? ", " + admission.instances() + " gateway instances" : "")
 					+ " | " + String.format(Locale.ROOT, "%,d", admission.requests())
 					+ " | " + String.format(Locale.ROOT, "%,d", admission.admitted()) + " | "
 					+ String.format(Locale.ROOT, "%,d", admission.route().limit(admission.seconds())) + " | "
 					+ Spread.ratio(admission.overLimit()) + " |");
 		}
-		lines.add("");
-		lines.add("Not measured yet: three gateway instances on one Redis.");
 		lines.add("");
 		return lines;
 	}

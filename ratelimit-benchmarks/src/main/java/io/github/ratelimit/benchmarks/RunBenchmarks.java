@@ -168,7 +168,7 @@ public final class RunBenchmarks {
 	static GatewayOverhead.Result gateway(OwnRedis server, Settings settings, CpuPinning pinning, String jar,
 			Consumer<String> log) {
 		return new GatewayOverhead(jar, server, pinning, WrkRun.WRK, settings.wrkThreads(),
-				GatewayOverhead.CONNECTIONS, settings.httpSeconds(), log)
+				GatewayOverhead.CONNECTIONS, settings.httpSeconds(), GatewayOverhead.INSTANCES, log)
 			.measure(settings.runs(), settings.httpWarmUps());
 	}
 

@@ -163,9 +163,9 @@ class BenchmarksSmokeTests {
 		List<String> wrk = List.of(AppProcess.javaBin(), "-XX:TieredStopAtLevel=1", "-cp",
 				Path.of(WrkStandIn.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString(),
 				WrkStandIn.class.getName());
-		// one connection count of the two, one round, no warm-up: the cell in about 20 s
+		// one connection count of the two, one round, no warm-up, one instance: the cell in about 20 s
 		GatewayOverhead.Result gateway = new GatewayOverhead(jar, server, CpuPinning.none(), wrk,
-				GATEWAY_SETTINGS.wrkThreads(), List.of(16), GATEWAY_SETTINGS.httpSeconds(), (message) -> {
+				GATEWAY_SETTINGS.wrkThreads(), List.of(16), GATEWAY_SETTINGS.httpSeconds(), 1, (message) -> {
 				})
 			.measure(GATEWAY_SETTINGS.runs(), GATEWAY_SETTINGS.httpWarmUps());
 		assertThat(gateway.connections()).containsExactly(16);
@@ -277,7 +277,7 @@ class BenchmarksSmokeTests {
 					"--ratelimit.policies.hello.lease.max-age=1000ms")
 			.noneMatch((argument) -> argument.startsWith("--spring.autoconfigure.exclude="));
 		GatewayOverhead gateway = new GatewayOverhead("sample-gateway.jar", server, pinning, WrkRun.WRK, 1,
-				GatewayOverhead.CONNECTIONS, 3, (message) -> {
+				GatewayOverhead.CONNECTIONS, 3, GatewayOverhead.INSTANCES, (message) -> {
 				});
 		assertThat(gateway.gatewayCommand(8090, "http://127.0.0.1:8091", Path.of("/tmp/gateway-benchmark.yml")))
 			.startsWith("taskset", "-c", "0")
