@@ -97,6 +97,7 @@ final class BenchmarkReport {
 		plans();
 		leases();
 		http();
+		gateway();
 		method();
 		misses();
 		return this.out.toString();
@@ -183,6 +184,16 @@ final class BenchmarkReport {
 		else {
 			line("| HTTP: limited ≥ " + Spread.ratio(HTTP_TARGET) + " unlimited (leased: ≥ "
 					+ Spread.ratio(LEASED_HTTP_TARGET) + ") | not measured: " + this.results.httpSkipped + " | - |");
+		}
+		GatewayOverhead.Result gateway = this.results.gateway;
+		if (gateway != null) {
+			new GatewayReport(gateway, this.settings).targets().forEach(this::targetRow);
+		}
+		else {
+			line("| gateway: ours ≥ the gateway's `RedisRateLimiter` requests/s; exact ≥ "
+					+ Spread.ratio(GatewayReport.EXACT_TARGET) + " unlimited, leased ≥ "
+					+ Spread.ratio(GatewayReport.LEASED_TARGET) + " | not measured: " + this.results.gatewaySkipped
+					+ " | - |");
 		}
 		for (Algorithm algorithm : List.of(Algorithm.TOKEN_BUCKET, Algorithm.GCRA, Algorithm.FIXED_WINDOW)) {
 			double target = USEC_TARGETS.get(algorithm);
@@ -613,14 +624,14 @@ final class BenchmarkReport {
 		for (SampleApp app : SampleApp.values()) {
 			for (boolean limited : List.of(false, true)) {
 				line("| " + app.label() + " | " + HttpOverhead.path(limited) + (limited ? " (limited)" : "")
-						+ " | " + http.spread(app, limited, HttpOverhead.Run::requestsPerSecond).format(Spread::rate)
-						+ " | " + http.spread(app, limited, HttpOverhead.Run::scriptCallsPerRequest)
+						+ " | " + http.spread(app, limited, WrkRun::requestsPerSecond).format(Spread::rate)
+						+ " | " + http.spread(app, limited, WrkRun::scriptCallsPerRequest)
 							.format(BenchmarkReport::calls)
-						+ " | " + http.spread(app, limited, HttpOverhead.Run::appCpuMicrosPerRequest)
+						+ " | " + http.spread(app, limited, WrkRun::appCpuMicrosPerRequest)
 							.format(MissNotes::micros)
-						+ " | " + http.spread(app, limited, HttpOverhead.Run::clientCpuBusy).format(MissNotes::percent)
-						+ " | " + http.spread(app, limited, HttpOverhead.Run::p50Millis).format(BenchmarkReport::millis)
-						+ " | " + http.spread(app, limited, HttpOverhead.Run::p99Millis).format(BenchmarkReport::millis)
+						+ " | " + http.spread(app, limited, WrkRun::clientCpuBusy).format(MissNotes::percent)
+						+ " | " + http.spread(app, limited, WrkRun::p50Millis).format(BenchmarkReport::millis)
+						+ " | " + http.spread(app, limited, WrkRun::p99Millis).format(BenchmarkReport::millis)
 						+ " |");
 			}
 		}
@@ -647,6 +658,18 @@ final class BenchmarkReport {
 		line("Non-2xx responses over all runs: " + http.non2xx() + ". Meters naming Lettuce or Redis commands in "
 				+ "`/actuator/metrics`: " + String.join("; ", meters) + ".");
 		line("");
+	}
+
+	private void gateway() {
+		GatewayOverhead.Result gateway = this.results.gateway;
+		if (gateway == null) {
+			line("## Gateway");
+			line("");
+			line("Not measured: " + this.results.gatewaySkipped + ".");
+			line("");
+			return;
+		}
+		new GatewayReport(gateway, this.settings).section().forEach(this::line);
 	}
 
 	private String wrkOptions() {
@@ -783,11 +806,11 @@ final class BenchmarkReport {
 		line(row.toString());
 	}
 
-	private static String calls(double calls) {
+	static String calls(double calls) {
 		return String.format(Locale.ROOT, "%.4f", calls);
 	}
 
-	private static String millis(double millis) {
+	static String millis(double millis) {
 		return String.format(Locale.ROOT, "%.2f", millis);
 	}
 

@@ -1,21 +1,13 @@
 package io.github.ratelimit.benchmarks;
 
-import java.io.File;
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.ToDoubleFunction;
 import java.util.regex.Matcher;
@@ -41,15 +33,6 @@ final class HttpOverhead {
 	/** Spring Boot's auto-configuration that observes every Lettuce command (spring-boot-data-redis 4.0.7). */
 	static final String LETTUCE_OBSERVATION = "org.springframework.boot.data.redis.autoconfigure.observation."
 			+ "LettuceObservationAutoConfiguration";
-
-	/** The longest a sample app may take to start, on a busy machine. */
-	private static final Duration STARTUP = Duration.ofSeconds(180);
-
-	private static final Pattern RATE = Pattern.compile("Requests/sec:\\s+([0-9.]+)");
-
-	private static final Pattern REQUESTS = Pattern.compile("(\\d+) requests in");
-
-	private static final Pattern NON_2XX = Pattern.compile("Non-2xx or 3xx responses:\\s+(\\d+)");
 
 	/** The meter of decisions served from a lease, which only a leased policy has. */
 	static final String LEASE_METER = "ratelimit.lease.hits";
@@ -82,7 +65,7 @@ final class HttpOverhead {
 	}
 
 	List<String> sampleCommand(int port, SampleApp app) {
-		List<String> command = new ArrayList<>(List.of(javaBin(), "-Xmx512m", "-jar", this.jars.of(app),
+		List<String> command = new ArrayList<>(List.of(AppProcess.javaBin(), "-Xmx512m", "-jar", this.jars.of(app),
 				"--server.port=" + port, "--server.address=127.0.0.1", "--spring.data.redis.host=" + this.redis.host(),
 				"--spring.data.redis.port=" + this.redis.port(), "--sample.embedded-redis=never",
 				"--ratelimit.policies.hello.limits=" + LIMIT, "--logging.level.root=WARN"));
@@ -100,15 +83,23 @@ final class HttpOverhead {
 	 * @return the arguments
 	 */
 	static List<String> leaseArguments() {
-		String lease = "--ratelimit.policies.hello.lease.";
+		return leaseArguments("hello");
+	}
+
+	/**
+	 * The arguments that lease a policy, as {@link LeaseDecisions#LEASE} leases.
+	 * @param policy the policy
+	 * @return the arguments
+	 */
+	static List<String> leaseArguments(String policy) {
+		String lease = "--ratelimit.policies." + policy + ".lease.";
 		return List.of(lease + "enabled=true", lease + "batch=" + LeaseDecisions.LEASE.batch(),
 				lease + "adaptive=" + LeaseDecisions.LEASE.adaptive(),
 				lease + "max-age=" + LeaseDecisions.LEASE.maxAge().toMillis() + "ms");
 	}
 
 	List<String> wrkCommand(String url) {
-		return this.pinning.client(List.of("wrk", "-t" + this.threads, "-c" + this.connections,
-				"-d" + this.seconds + "s", "--latency", url));
+		return WrkRun.command(this.pinning, WrkRun.WRK, this.threads, this.connections, this.seconds, url);
 	}
 
 	String wrkOptions() {
@@ -130,9 +121,9 @@ final class HttpOverhead {
 				int port = RunBenchmarks.freePort();
 				apps.put(app, start(port, app));
 				bases.put(app, "http://127.0.0.1:" + port);
-				awaitUp(bases.get(app) + "/api/unlimited", apps.get(app), app);
+				AppProcess.awaitUp(bases.get(app) + "/api/unlimited", apps.get(app), logName(app));
 				if (app.leased()) {
-					requireLeasing(bases.get(app));
+					requireLeasing(bases.get(app), path(true), "hello");
 				}
 			}
 			List<Variant> variants = new ArrayList<>();
@@ -166,65 +157,37 @@ final class HttpOverhead {
 			return new Result(runs, meters);
 		}
 		finally {
-			apps.values().forEach(HttpOverhead::stop);
+			apps.values().forEach(AppProcess::stop);
 		}
 	}
 
 	private Process start(int port, SampleApp app) {
-		try {
-			return new ProcessBuilder(sampleCommand(port, app)).redirectErrorStream(true)
-				.redirectOutput(logFile(app))
-				.start();
-		}
-		catch (IOException ex) {
-			throw new IllegalStateException("Could not start the sample app " + this.jars.of(app), ex);
-		}
+		return AppProcess.start(sampleCommand(port, app), logName(app));
 	}
 
-	private static void stop(Process app) {
-		app.destroy();
-		try {
-			if (!app.waitFor(15, TimeUnit.SECONDS)) {
-				app.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-			}
-		}
-		catch (InterruptedException ex) {
-			app.destroyForcibly();
-			Thread.currentThread().interrupt();
-		}
-	}
-
-	/**
-	 * Fails the benchmark unless the app decides policy {@code hello} from leases (it has the lease meter once a
-	 * request went through the policy): it would otherwise measure an exact policy under the leased label.
-	 */
-	private static void requireLeasing(String base) {
-		get(base + path(true));
-		if (status(base + "/actuator/metrics/" + LEASE_METER) != 200) {
-			throw new IllegalStateException("The sample app at " + base + " does not lease policy 'hello' (no meter "
-					+ LEASE_METER + " after a request to " + path(true) + "): the benchmark would measure an exact "
-					+ "policy; was it built with leasing (" + String.join(" ", leaseArguments()) + ")?");
-		}
+	private static String logName(SampleApp app) {
+		return "sample-" + app.name().toLowerCase(Locale.ROOT).replace('_', '-');
 	}
 
 	private Run wrk(String base, Process app, Variant variant, int round, RedisAdmin redis) {
-		double cpuBefore = ProcessCpu.seconds(app.pid());
-		CpuUsage cpusBefore = CpuUsage.now();
-		RedisStats redisBefore = redis.stats();
-		String output = Processes.run(wrkCommand(base + path(variant.limited())), this.seconds + 30L);
-		long scriptCalls = redis.stats().since(redisBefore, this.seconds).scriptCalls();
-		double appCpu = ProcessCpu.seconds(app.pid()) - cpuBefore;
-		double clientCpuBusy = CpuUsage.now().busySince(cpusBefore, this.pinning.clientCpu());
-		Matcher rate = RATE.matcher(output);
-		Matcher requests = REQUESTS.matcher(output);
-		if (!rate.find() || !requests.find()) {
-			throw new IllegalStateException("Unexpected wrk output: " + output);
+		return new Run(round, variant.app(), variant.limited(), WrkRun.measure(wrkCommand(base
+				+ path(variant.limited())), this.seconds, app, redis, this.pinning));
+	}
+
+	/**
+	 * Fails the benchmark unless the app decides a policy from leases (it has the lease meter once a request went
+	 * through the policy): it would otherwise measure an exact policy under the leased label.
+	 * @param base the app's URL
+	 * @param path a path the policy limits
+	 * @param policy the policy
+	 */
+	static void requireLeasing(String base, String path, String policy) {
+		AppProcess.get(base + path);
+		if (AppProcess.status(base + "/actuator/metrics/" + LEASE_METER) != 200) {
+			throw new IllegalStateException("The app at " + base + " does not lease policy '" + policy + "' (no meter "
+					+ LEASE_METER + " after a request to " + path + "): the benchmark would measure an exact "
+					+ "policy; was it started with leasing (" + String.join(" ", leaseArguments(policy)) + ")?");
 		}
-		Matcher non2xx = NON_2XX.matcher(output);
-		return new Run(round, variant.app(), variant.limited(), Double.parseDouble(rate.group(1)),
-				percentile(output, "50%"), percentile(output, "99%"),
-				non2xx.find() ? Long.parseLong(non2xx.group(1)) : 0, Long.parseLong(requests.group(1)), appCpu,
-				clientCpuBusy, scriptCalls);
 	}
 
 	static String path(boolean limited) {
@@ -232,28 +195,11 @@ final class HttpOverhead {
 	}
 
 	/**
-	 * A latency percentile of wrk's --latency distribution, in milliseconds.
-	 */
-	static double percentile(String wrkOutput, String percentile) {
-		Matcher matcher = Pattern.compile("^\\s*" + Pattern.quote(percentile) + "\\s+([0-9.]+)(us|ms|s)\\s*$",
-				Pattern.MULTILINE).matcher(wrkOutput);
-		if (!matcher.find()) {
-			throw new IllegalStateException("No " + percentile + " latency in wrk output: " + wrkOutput);
-		}
-		double value = Double.parseDouble(matcher.group(1));
-		return switch (matcher.group(2)) {
-			case "us" -> value / 1000;
-			case "s" -> value * 1000;
-			default -> value;
-		};
-	}
-
-	/**
 	 * The meters of an app whose names speak of Lettuce or Redis commands, from {@code /actuator/metrics}: present
 	 * only where Boot observes Lettuce's commands.
 	 */
 	private static List<String> lettuceMeters(String base) {
-		String body = get(base + "/actuator/metrics");
+		String body = AppProcess.get(base + "/actuator/metrics");
 		List<String> names = new ArrayList<>();
 		Matcher name = METER_NAME.matcher(body);
 		while (name.find()) {
@@ -263,72 +209,6 @@ final class HttpOverhead {
 			}
 		}
 		return names;
-	}
-
-	private static String get(String url) {
-		return send(url).body();
-	}
-
-	private static int status(String url) {
-		return send(url).statusCode();
-	}
-
-	private static HttpResponse<String> send(String url) {
-		try {
-			return HttpClient.newHttpClient()
-				.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
-						HttpResponse.BodyHandlers.ofString());
-		}
-		catch (IOException ex) {
-			throw new IllegalStateException("Could not read " + url, ex);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException("Interrupted reading " + url, ex);
-		}
-	}
-
-	private static void awaitUp(String url, Process process, SampleApp app) {
-		HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
-		long deadline = System.nanoTime() + STARTUP.toNanos();
-		while (System.nanoTime() - deadline < 0) {
-			if (!process.isAlive()) {
-				throw new IllegalStateException("The sample app exited with " + process.exitValue() + "; see "
-						+ logFile(app));
-			}
-			try {
-				HttpResponse<Void> response = client.send(HttpRequest.newBuilder(URI.create(url)).build(),
-						HttpResponse.BodyHandlers.discarding());
-				if (response.statusCode() == 200) {
-					return;
-				}
-			}
-			catch (IOException ex) {
-				// not up yet
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw new IllegalStateException("Interrupted waiting for the sample app", ex);
-			}
-			try {
-				Thread.sleep(250);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw new IllegalStateException("Interrupted waiting for the sample app", ex);
-			}
-		}
-		throw new IllegalStateException("The sample app did not answer " + url + " within " + STARTUP.toSeconds()
-				+ " s; see " + logFile(app));
-	}
-
-	private static File logFile(SampleApp app) {
-		return new File(System.getProperty("java.io.tmpdir"),
-				"ratelimit-benchmarks-sample-" + app.name().toLowerCase(Locale.ROOT).replace('_', '-') + ".log");
-	}
-
-	private static String javaBin() {
-		return System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
 	}
 
 	/**
@@ -418,39 +298,14 @@ final class HttpOverhead {
 	}
 
 	/**
-	 * One wrk run.
+	 * One wrk run of one (app, path).
 	 *
 	 * @param round the round, from 0 (-1 for a warm-up)
 	 * @param app which app
 	 * @param limited whether it hit the limited path
-	 * @param requestsPerSecond throughput
-	 * @param p50Millis median latency
-	 * @param p99Millis 99th percentile latency
-	 * @param non2xx responses that were not 2xx or 3xx
-	 * @param requests the requests wrk completed
-	 * @param appCpuSeconds CPU seconds the sample app's process used meanwhile (NaN where unknown)
-	 * @param clientCpuBusy how busy the CPU of wrk and the app was, every process counted (NaN when not pinned)
-	 * @param scriptCalls the script calls (EVALSHA, EVAL) Redis received during the run, from any client
+	 * @param wrk what it measured
 	 */
-	record Run(int round, SampleApp app, boolean limited, double requestsPerSecond, double p50Millis,
-			double p99Millis, long non2xx, long requests, double appCpuSeconds, double clientCpuBusy,
-			long scriptCalls) {
-
-		/**
-		 * The sample app's CPU per request.
-		 * @return microseconds
-		 */
-		double appCpuMicrosPerRequest() {
-			return (this.requests > 0) ? this.appCpuSeconds * 1e6 / this.requests : Double.NaN;
-		}
-
-		/**
-		 * Redis script calls per request: the round trips to Redis a request cost, measured.
-		 * @return calls per request
-		 */
-		double scriptCallsPerRequest() {
-			return (this.requests > 0) ? this.scriptCalls / (double) this.requests : Double.NaN;
-		}
+	record Run(int round, SampleApp app, boolean limited, WrkRun wrk) {
 
 	}
 
@@ -485,22 +340,22 @@ final class HttpOverhead {
 			return ratio(SampleApp.WEBFLUX, limited, SampleApp.SERVLET, limited);
 		}
 
-		Spread spread(SampleApp app, boolean limited, ToDoubleFunction<Run> value) {
+		Spread spread(SampleApp app, boolean limited, ToDoubleFunction<WrkRun> value) {
 			return Spread.of(this.runs.stream()
 				.filter((run) -> run.app() == app && run.limited() == limited)
-				.map(value::applyAsDouble)
+				.map((run) -> value.applyAsDouble(run.wrk()))
 				.toList());
 		}
 
 		long non2xx() {
-			return this.runs.stream().mapToLong(Run::non2xx).sum();
+			return this.runs.stream().mapToLong((run) -> run.wrk().non2xx()).sum();
 		}
 
 		private Spread ratio(SampleApp app, boolean limited, SampleApp otherApp, boolean otherLimited) {
 			List<Double> ratios = new ArrayList<>();
 			for (int round : rounds()) {
-				ratios.add(run(round, app, limited).requestsPerSecond()
-						/ run(round, otherApp, otherLimited).requestsPerSecond());
+				ratios.add(run(round, app, limited).wrk().requestsPerSecond()
+						/ run(round, otherApp, otherLimited).wrk().requestsPerSecond());
 			}
 			return Spread.of(ratios);
 		}

@@ -77,15 +77,15 @@ final class MissNotes {
 
 	String http(HttpOverhead.SampleApp app, Spread ratio, double target) {
 		HttpOverhead.Result http = this.results.http;
-		double unlimited = http.spread(app, false, HttpOverhead.Run::requestsPerSecond).median();
-		double limited = http.spread(app, true, HttpOverhead.Run::requestsPerSecond).median();
-		double unlimitedCpu = http.spread(app, false, HttpOverhead.Run::appCpuMicrosPerRequest).median();
-		double limitedCpu = http.spread(app, true, HttpOverhead.Run::appCpuMicrosPerRequest).median();
+		double unlimited = http.spread(app, false, WrkRun::requestsPerSecond).median();
+		double limited = http.spread(app, true, WrkRun::requestsPerSecond).median();
+		double unlimitedCpu = http.spread(app, false, WrkRun::appCpuMicrosPerRequest).median();
+		double limitedCpu = http.spread(app, true, WrkRun::appCpuMicrosPerRequest).median();
 		double addedWall = 1e6 / limited - 1e6 / unlimited;
 		double allowedWall = (1 / target - 1) * 1e6 / unlimited;
 		StringBuilder note = new StringBuilder();
 		note.append(header("HTTP limited vs unlimited, " + app.label(), ratio, target));
-		double busy = http.spread(app, true, HttpOverhead.Run::clientCpuBusy).median();
+		double busy = http.spread(app, true, WrkRun::clientCpuBusy).median();
 		if (Double.isNaN(busy) || busy >= CellCost.SATURATED) {
 			note.append(" wrk and the sample app share one CPU")
 				.append(Double.isNaN(busy) ? "" : ", busy " + percent(busy) + " during the limited runs")
@@ -105,7 +105,7 @@ final class MissNotes {
 		if (app.leased()) {
 			note.append(" Leased, the limited path made ")
 				.append(String.format(Locale.ROOT, "%.4f",
-						http.spread(app, true, HttpOverhead.Run::scriptCallsPerRequest).median()))
+						http.spread(app, true, WrkRun::scriptCallsPerRequest).median()))
 				.append(" Redis script calls per request; the sample app's own process spent ")
 				.append(micros(limitedCpu - unlimitedCpu)).append(" more CPU per limited request (")
 				.append(micros(limitedCpu)).append(" against ").append(micros(unlimitedCpu))
@@ -125,9 +125,9 @@ final class MissNotes {
 		}
 		if (app == HttpOverhead.SampleApp.SERVLET) {
 			double offLimited = http.spread(HttpOverhead.SampleApp.SERVLET_UNOBSERVED, true,
-					HttpOverhead.Run::requestsPerSecond).median();
+					WrkRun::requestsPerSecond).median();
 			double offUnlimited = http.spread(HttpOverhead.SampleApp.SERVLET_UNOBSERVED, false,
-					HttpOverhead.Run::requestsPerSecond).median();
+					WrkRun::requestsPerSecond).median();
 			double offAdded = 1e6 / offLimited - 1e6 / offUnlimited;
 			Spread offOverOn = http.offOverOn(true);
 			note.append(" With Boot's Lettuce observation off, limiting added ").append(micros(offAdded))

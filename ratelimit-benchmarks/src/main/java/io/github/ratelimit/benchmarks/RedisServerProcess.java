@@ -23,7 +23,9 @@ final class RedisServerProcess implements OwnRedis {
 
 	private static final Duration STARTUP = Duration.ofSeconds(20);
 
-	private final Process process;
+	private volatile Process process;
+
+	private final List<String> command;
 
 	private final int port;
 
@@ -31,8 +33,9 @@ final class RedisServerProcess implements OwnRedis {
 
 	private final Thread shutdownHook;
 
-	private RedisServerProcess(Process process, int port, Path directory) {
+	private RedisServerProcess(Process process, List<String> command, int port, Path directory) {
 		this.process = process;
+		this.command = command;
 		this.port = port;
 		this.directory = directory;
 		this.shutdownHook = new Thread(this::stop, "redis-server-shutdown");
@@ -48,17 +51,14 @@ final class RedisServerProcess implements OwnRedis {
 	static RedisServerProcess start(String executable, CpuPinning pinning) {
 		int port = RunBenchmarks.freePort();
 		Path directory;
-		Process process;
 		try {
 			directory = Files.createTempDirectory("ratelimit-benchmarks-redis");
-			process = new ProcessBuilder(pinning.redis(command(executable, port, directory))).redirectErrorStream(true)
-				.redirectOutput(directory.resolve("redis.log").toFile())
-				.start();
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Could not start " + executable, ex);
 		}
-		RedisServerProcess server = new RedisServerProcess(process, port, directory);
+		List<String> command = pinning.redis(command(executable, port, directory));
+		RedisServerProcess server = new RedisServerProcess(launch(command, directory), command, port, directory);
 		try {
 			server.awaitPong();
 		}
@@ -67,6 +67,17 @@ final class RedisServerProcess implements OwnRedis {
 			throw ex;
 		}
 		return server;
+	}
+
+	private static Process launch(List<String> command, Path directory) {
+		try {
+			return new ProcessBuilder(command).redirectErrorStream(true)
+				.redirectOutput(ProcessBuilder.Redirect.appendTo(directory.resolve("redis.log").toFile()))
+				.start();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not start " + command, ex);
+		}
 	}
 
 	static List<String> command(String executable, int port, Path directory) {
@@ -95,7 +106,31 @@ final class RedisServerProcess implements OwnRedis {
 		}
 	}
 
+	@Override
+	public void outage(Duration down) {
+		stopProcess();
+		try {
+			Thread.sleep(down.toMillis());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		this.process = launch(this.command, this.directory);
+		awaitPong();
+	}
+
 	private void stop() {
+		stopProcess();
+		File[] files = this.directory.toFile().listFiles();
+		if (files != null) {
+			for (File file : files) {
+				file.delete();
+			}
+		}
+		this.directory.toFile().delete();
+	}
+
+	private void stopProcess() {
 		this.process.destroy();
 		try {
 			if (!this.process.waitFor(10, TimeUnit.SECONDS)) {
@@ -106,13 +141,6 @@ final class RedisServerProcess implements OwnRedis {
 			this.process.destroyForcibly();
 			Thread.currentThread().interrupt();
 		}
-		File[] files = this.directory.toFile().listFiles();
-		if (files != null) {
-			for (File file : files) {
-				file.delete();
-			}
-		}
-		this.directory.toFile().delete();
 	}
 
 	private void awaitPong() {

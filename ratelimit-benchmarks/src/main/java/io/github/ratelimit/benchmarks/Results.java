@@ -33,6 +33,11 @@ final class Results {
 	/** Why the HTTP part was not measured, when it was not. */
 	@Nullable String httpSkipped;
 
+	GatewayOverhead.@Nullable Result gateway;
+
+	/** Why the gateway cell was not measured, when it was not. */
+	@Nullable String gatewaySkipped;
+
 	Results(DecisionBenchmark.Decisions decisions, PlanDecisions.Result plans, LeaseDecisions.Result leases) {
 		this.decisions = decisions;
 		this.plans = plans;

@@ -15,14 +15,18 @@ import org.jspecify.annotations.Nullable;
  * Runs every benchmark against a {@code redis-server} it starts itself and writes {@code benchmarks.md} and
  * {@code benchmarks-throughput.png}.
  * <p>
- * Arguments: {@code <docs directory> <sample-app jar> <sample-webflux-app jar>}. System properties (set by
- * {@code run.sh}): {@code benchmark.redisServer} (the binary), {@code benchmark.redisCpu} and
+ * Arguments: {@code <docs directory> <sample-app jar> <sample-webflux-app jar> <sample-gateway jar>}. System
+ * properties (set by {@code run.sh}): {@code benchmark.redisServer} (the binary), {@code benchmark.redisCpu} and
  * {@code benchmark.clientCpu} (the pinning; this JVM must already run on the client CPU), {@code benchmark.command} and
- * {@code benchmark.loadBeforeBuild} (for the report), and those of {@link Settings}.
+ * {@code benchmark.loadBeforeBuild} (for the report), {@code benchmark.only} ({@code gateway}: the gateway cell alone,
+ * its section written to {@value #GATEWAY_ONLY_REPORT} and not to the docs), and those of {@link Settings}.
  */
 public final class RunBenchmarks {
 
 	static final String HOST = "127.0.0.1";
+
+	/** Where a run of the gateway cell alone writes its section, from the repository's root. */
+	static final String GATEWAY_ONLY_REPORT = "ratelimit-benchmarks/target/benchmarks-gateway.md";
 
 	private static final long STARTED = System.nanoTime();
 
@@ -31,13 +35,13 @@ public final class RunBenchmarks {
 
 	/**
 	 * Runs every benchmark and writes the report.
-	 * @param args the docs directory, the sample-app jar and the sample-webflux-app jar
+	 * @param args the docs directory, the sample-app jar, the sample-webflux-app jar and the sample-gateway jar
 	 * @throws Exception when a benchmark cannot run
 	 */
 	public static void main(String[] args) throws Exception {
-		if (args.length != 3) {
-			throw new IllegalArgumentException(
-					"Usage: RunBenchmarks <docs directory> <sample-app jar> <sample-webflux-app jar>");
+		if (args.length != 4) {
+			throw new IllegalArgumentException("Usage: RunBenchmarks <docs directory> <sample-app jar> "
+					+ "<sample-webflux-app jar> <sample-gateway jar>");
 		}
 		Path docs = Path.of(args[0]);
 		HttpOverhead.Jars sampleJars = new HttpOverhead.Jars(args[1], args[2]);
@@ -52,8 +56,19 @@ public final class RunBenchmarks {
 				RedisAdmin redis = new RedisAdmin(server)) {
 			String version = redis.version();
 			log("Redis " + version + " on port " + server.port() + "; pinning: " + pinning.describe());
+			if ("gateway".equals(System.getProperty("benchmark.only", ""))) {
+				String skipped = gatewaySkipped(args[3]);
+				if (skipped != null) {
+					throw new IllegalStateException("The gateway cell cannot run: " + skipped);
+				}
+				GatewayOverhead.Result gateway = gateway(server, settings, pinning, args[3], RunBenchmarks::log);
+				Path report = Path.of(GATEWAY_ONLY_REPORT);
+				Files.writeString(report, new GatewayReport(gateway, settings).markdown());
+				log("wrote " + report + " (the gateway cell alone; docs untouched)");
+				return;
+			}
 			Results results = measure(server, redis, settings, pinning, tool("redis-benchmark"), sampleJars,
-					RunBenchmarks::log);
+					args[3], RunBenchmarks::log);
 			environment = environment.finished(version);
 			Files.createDirectories(docs);
 			ThroughputChart.write(BenchmarkReport.chartSeries(results), docs.resolve("benchmarks-throughput.png"));
@@ -71,11 +86,13 @@ public final class RunBenchmarks {
 	 * @param pinning where external tools and the sample apps run
 	 * @param redisBenchmark whether to run redis-benchmark
 	 * @param sampleJars the sample apps' jars, or {@code null} to skip the HTTP benchmark
+	 * @param gatewayJar the gateway sample's jar, or {@code null} to skip the gateway cell
 	 * @param log progress
 	 * @return the results
 	 */
 	static Results measure(OwnRedis server, RedisAdmin redis, Settings settings, CpuPinning pinning,
-			boolean redisBenchmark, HttpOverhead.@Nullable Jars sampleJars, Consumer<String> log) {
+			boolean redisBenchmark, HttpOverhead.@Nullable Jars sampleJars, @Nullable String gatewayJar,
+			Consumer<String> log) {
 		DecisionLoad load = new DecisionLoad(settings.warmUp(), settings.measure(), pinning);
 		RedisBenchmarkTool tool = redisBenchmark ? new RedisBenchmarkTool(server, pinning) : null;
 		DecisionBenchmark.Decisions decisions = new DecisionBenchmark(server, redis, load, DecisionBenchmark.THREADS,
@@ -113,7 +130,46 @@ public final class RunBenchmarks {
 					settings.wrkConnections(), settings.httpSeconds(), log)
 				.measure(settings.runs(), settings.httpWarmUps());
 		}
+		redis.flushAll();
+		results.gatewaySkipped = gatewaySkipped(gatewayJar);
+		if (gatewayJar != null && results.gatewaySkipped == null) {
+			results.gateway = gateway(server, settings, pinning, gatewayJar, log);
+		}
 		return results;
+	}
+
+	/**
+	 * Why the gateway cell cannot run.
+	 * @param jar the gateway sample's jar, or {@code null} when not asked for
+	 * @return the reason, or {@code null} when it can run
+	 */
+	static @Nullable String gatewaySkipped(@Nullable String jar) {
+		if (jar == null) {
+			return "not asked for";
+		}
+		if (!tool("wrk")) {
+			return "wrk is not installed (apt-get install wrk)";
+		}
+		if (!Files.isRegularFile(Path.of(jar))) {
+			return "the sample-gateway jar " + jar + " was not built";
+		}
+		return null;
+	}
+
+	/**
+	 * Runs the gateway cell at every connection count of {@link GatewayOverhead#CONNECTIONS}.
+	 * @param server the Redis server
+	 * @param settings how long and how often
+	 * @param pinning where wrk, the gateway and the upstream run
+	 * @param jar the gateway sample's jar
+	 * @param log progress
+	 * @return its runs
+	 */
+	static GatewayOverhead.Result gateway(OwnRedis server, Settings settings, CpuPinning pinning, String jar,
+			Consumer<String> log) {
+		return new GatewayOverhead(jar, server, pinning, WrkRun.WRK, settings.wrkThreads(),
+				GatewayOverhead.CONNECTIONS, settings.httpSeconds(), GatewayOverhead.INSTANCES, log)
+			.measure(settings.runs(), settings.httpWarmUps());
 	}
 
 	private static void memory(Results results, OwnRedis server, RedisAdmin redis, int clients) {

@@ -12,10 +12,11 @@ import java.time.Duration;
  * @param memoryClients the fresh clients of the memory benchmark
  * @param denyCacheClients the refused clients of the deny cache benchmark
  * @param denyCacheRequests the requests each of them sends
- * @param httpWarmUps warm-up wrk runs of each sample app and path
+ * @param httpWarmUps warm-up wrk runs of each sample app and path, and of each gateway route and connection count
  * @param httpSeconds each wrk run's length
  * @param wrkThreads wrk's threads
- * @param wrkConnections wrk's connections
+ * @param wrkConnections wrk's connections to the sample apps (the gateway cell's are
+ * {@link GatewayOverhead#CONNECTIONS})
  */
 record Settings(int runs, Duration warmUp, Duration measure, boolean prime, int memoryClients, int denyCacheClients,
 		int denyCacheRequests, int httpWarmUps,

@@ -28,6 +28,10 @@ class BenchmarksSmokeTests {
 	private static final Settings SETTINGS = new Settings(2, Duration.ofMillis(10), Duration.ofMillis(40), false,
 			100, 10, 20, 0, 1, 1, 4);
 
+	/** One round of one second per route, no warm-up. */
+	private static final Settings GATEWAY_SETTINGS = new Settings(1, Duration.ofMillis(10), Duration.ofMillis(40),
+			false, 100, 10, 20, 0, 1, 1, 4);
+
 	private static OwnRedis server;
 
 	private static RedisAdmin redis;
@@ -48,6 +52,18 @@ class BenchmarksSmokeTests {
 			}
 
 			@Override
+			public void outage(Duration down) {
+				embedded.stop();
+				try {
+					Thread.sleep(down.toMillis());
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+				embedded.restart();
+			}
+
+			@Override
 			public void close() {
 				embedded.stop();
 			}
@@ -64,7 +80,7 @@ class BenchmarksSmokeTests {
 
 	@Test
 	void everyBenchmarkProducesNumbersAndTheReportIsWritten(@TempDir Path docs) throws Exception {
-		Results results = RunBenchmarks.measure(server, redis, SETTINGS, CpuPinning.none(), false, null,
+		Results results = RunBenchmarks.measure(server, redis, SETTINGS, CpuPinning.none(), false, null, null,
 				(message) -> {
 				});
 		for (int threads : DecisionBenchmark.THREADS) {
@@ -133,6 +149,70 @@ class BenchmarksSmokeTests {
 		assertThat(Files.size(chart)).isPositive();
 	}
 
+	/**
+	 * The gateway cell end to end: the sample-gateway jar (built by this build before this module; its path given by
+	 * the build as {@code benchmark.gatewayJar}) started with the benchmark's routes, every route loaded at every
+	 * connection count ({@link WrkStandIn} in place of wrk, so that the build needs only a JDK), each limiter seen at
+	 * work in Redis, admissions counted against a limit the load reaches, and the section and targets written.
+	 */
+	@Test
+	void theGatewayCellMeasuresEveryRouteAndTheReportMarksItsTargets() throws Exception {
+		String jar = System.getProperty("benchmark.gatewayJar");
+		assertThat(Path.of(jar)).as("build sample-gateway first: ./mvnw package -pl sample-gateway -am -DskipTests")
+			.isRegularFile();
+		List<String> wrk = List.of(AppProcess.javaBin(), "-XX:TieredStopAtLevel=1", "-cp",
+				Path.of(WrkStandIn.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString(),
+				WrkStandIn.class.getName());
+		// one connection count of the two, one round, no warm-up, one instance: the cell in about 20 s
+		GatewayOverhead.Result gateway = new GatewayOverhead(jar, server, CpuPinning.none(), wrk,
+				GATEWAY_SETTINGS.wrkThreads(), List.of(16), GATEWAY_SETTINGS.httpSeconds(), 1, (message) -> {
+				})
+			.measure(GATEWAY_SETTINGS.runs(), GATEWAY_SETTINGS.httpWarmUps());
+		assertThat(gateway.connections()).containsExactly(16);
+		for (int connections : gateway.connections()) {
+			for (GatewayOverhead.Route route : GatewayOverhead.Route.values()) {
+				assertThat(gateway.spread(route, connections, WrkRun::requests).median())
+					.as("requests on %s at %d connections", route.path(), connections)
+					.isPositive();
+			}
+			assertThat(gateway.spread(GatewayOverhead.Route.SCG, connections, WrkRun::scriptCallsPerRequest).median())
+				.as("the gateway's RedisRateLimiter: one script call per request").isGreaterThan(0.9);
+			assertThat(gateway.spread(GatewayOverhead.Route.EXACT, connections, WrkRun::scriptCallsPerRequest)
+				.median()).as("ours, exact: one script call per request").isGreaterThan(0.9);
+			assertThat(gateway.spread(GatewayOverhead.Route.LEASED, connections, WrkRun::scriptCallsPerRequest)
+				.median()).as("ours, leased: a script call per lease").isLessThan(0.5);
+			assertThat(gateway.spread(GatewayOverhead.Route.UNLIMITED, connections, WrkRun::scriptCallsPerRequest)
+				.median()).as("no limiter").isLessThan(0.1);
+		}
+		assertThat(gateway.non2xx()).isZero();
+		assertThat(gateway.admissions()).extracting(GatewayOverhead.Admission::route)
+			.containsExactly(GatewayOverhead.Limited.SCG, GatewayOverhead.Limited.OURS,
+					GatewayOverhead.Limited.OURS_LOCAL, GatewayOverhead.Limited.SCG_SHORT,
+					GatewayOverhead.Limited.OURS_SHORT, GatewayOverhead.Limited.SCG, GatewayOverhead.Limited.OURS,
+					GatewayOverhead.Limited.OURS_LOCAL);
+		assertThat(gateway.admissions()).extracting(GatewayOverhead.Admission::redisStopped)
+			.containsExactly(false, false, false, false, false, true, true, true);
+		assertThat(gateway.admissions()).allSatisfy((admission) -> assertThat(admission.admitted()).isPositive());
+		assertThat(gateway.admissions())
+			.filteredOn((admission) -> admission.route() == GatewayOverhead.Limited.OURS && !admission.redisStopped())
+			.singleElement()
+			.satisfies((ours) -> assertThat(ours.admitted()).as("ours admits its limit, no more")
+				.isLessThanOrEqualTo(GatewayOverhead.Limited.OURS.limit(ours.seconds() + 1))
+				.isLessThan(ours.requests()));
+		assertThat(gateway.admissions())
+			.filteredOn((admission) -> admission.route() == GatewayOverhead.Limited.SCG_SHORT)
+			.singleElement()
+			.satisfies((scg) -> assertThat(scg.admitted()).as("the gateway's limiter with a TTL of 0 limits nothing")
+				.isEqualTo(scg.requests()));
+		String markdown = new GatewayReport(gateway, GATEWAY_SETTINGS).markdown();
+		assertThat(markdown).contains("## Gateway", "| 16 | no limiter |", "| ours, `20/2s` |",
+				"| ours, `20/2s`, Redis stopped mid-run |",
+				"| 16 | ours, `RateLimit=bench-leased` (leased) |",
+				"| gateway: ours, `RateLimit=bench-exact` (exact) ≥ 1.00x the gateway's `RequestRateLimiter`, "
+						+ "`RedisRateLimiter`, requests/s, 16 connections |",
+				"| gateway: ours, `RateLimit=bench-leased` (leased) ≥ 0.95x no limiter, requests/s, 16 connections |");
+	}
+
 	@Test
 	void redisBenchmarkSendsTheBackendsScriptCall() {
 		OurScript script = new OurScript(OurLimiter.KEY_PREFIX, OurLimiter.policy(Algorithm.GCRA, OurLimiter.LIMIT));
@@ -153,8 +233,8 @@ class BenchmarksSmokeTests {
 				     90%    2.00ms
 				     99%    1.05s
 				""";
-		assertThat(HttpOverhead.percentile(wrk, "50%")).isEqualTo(0.812);
-		assertThat(HttpOverhead.percentile(wrk, "99%")).isEqualTo(1050.0);
+		assertThat(WrkRun.percentile(wrk, "50%")).isEqualTo(0.812);
+		assertThat(WrkRun.percentile(wrk, "99%")).isEqualTo(1050.0);
 		RedisStats before = RedisStats.parse("""
 				# Commandstats\r
 				cmdstat_evalsha:calls=10,usec=100,usec_per_call=10.00,rejected_calls=0,failed_calls=0\r
@@ -196,6 +276,15 @@ class BenchmarksSmokeTests {
 			.contains("--ratelimit.policies.hello.lease.enabled=true", "--ratelimit.policies.hello.lease.batch=100",
 					"--ratelimit.policies.hello.lease.max-age=1000ms")
 			.noneMatch((argument) -> argument.startsWith("--spring.autoconfigure.exclude="));
+		GatewayOverhead gateway = new GatewayOverhead("sample-gateway.jar", server, pinning, WrkRun.WRK, 1,
+				GatewayOverhead.CONNECTIONS, 3, GatewayOverhead.INSTANCES, (message) -> {
+				});
+		assertThat(gateway.gatewayCommand(8090, "http://127.0.0.1:8091", Path.of("/tmp/gateway-benchmark.yml")))
+			.startsWith("taskset", "-c", "0")
+			.containsSequence("-jar", "sample-gateway.jar")
+			.contains("--spring.config.location=file:/tmp/gateway-benchmark.yml", "--spring.profiles.active=benchmark",
+					"--bench.upstream=http://127.0.0.1:8091", "--ratelimit.policies.bench-leased.lease.enabled=true",
+					"--ratelimit.policies.bench-leased.lease.batch=100");
 	}
 
 }
