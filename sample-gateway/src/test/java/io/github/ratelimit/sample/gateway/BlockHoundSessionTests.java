@@ -1,32 +1,11 @@
 package io.github.ratelimit.sample.gateway;
 
-import java.time.Duration;
-
-import org.junit.jupiter.api.Test;
-import reactor.blockhound.BlockingOperationError;
-import reactor.core.publisher.Mono;
-
-import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import io.github.ratelimit.test.blockhound.BlockHoundSessionContract;
 
 /**
- * Every test of this module runs with BlockHound installed: a blocking call on a non-blocking thread fails.
+ * Every test of this module runs with BlockHound installed
+ * ({@link io.github.ratelimit.test.blockhound.BlockHoundSession}): a blocking call on a non-blocking thread fails.
  */
-class BlockHoundSessionTests {
-
-	@Test
-	void blockingCallOnANonBlockingThreadFails() {
-		Mono<Long> sleepOnParallelScheduler = Mono.delay(Duration.ofMillis(1)).doOnNext((tick) -> {
-			try {
-				Thread.sleep(1);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-			}
-		});
-		assertThatExceptionOfType(RuntimeException.class)
-			.isThrownBy(() -> sleepOnParallelScheduler.block(Duration.ofSeconds(30)))
-			.havingRootCause()
-			.isInstanceOf(BlockingOperationError.class);
-	}
+class BlockHoundSessionTests extends BlockHoundSessionContract {
 
 }
