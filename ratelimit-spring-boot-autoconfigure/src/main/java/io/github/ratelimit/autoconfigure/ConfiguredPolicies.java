@@ -88,7 +88,23 @@ final class ConfiguredPolicies {
 	private PolicyDefinition definition(String name, RateLimitProperties.PolicyProperties settings) {
 		PolicyDefinition definition = mapped(name, settings);
 		Boolean hashKeys = settings.getHashKeys();
-		return (hashKeys != null) ? definition.withHashedKeys(hashKeys) : definition;
+		definition = (hashKeys != null) ? definition.withHashedKeys(hashKeys) : definition;
+		Duration wait = settings.getMaxWait();
+		if (wait.isZero()) {
+			return definition;
+		}
+		String property = "ratelimit.policies." + name + ".max-wait";
+		if (wait.isNegative()) {
+			throw new InvalidRateLimitConfigurationException(property, "a wait cannot be negative (" + wait + ")",
+					"give a wait of 0 (refuse at once) or more, such as 2s", null);
+		}
+		if (definition.shadow()) {
+			throw new InvalidRateLimitConfigurationException(property,
+					"a shadow policy never refuses, so it never waits", "remove the wait, or set "
+							+ "ratelimit.policies." + name + ".shadow=false",
+					null);
+		}
+		return definition.withMaxWait(wait);
 	}
 
 	private PolicyDefinition mapped(String name, RateLimitProperties.PolicyProperties settings) {

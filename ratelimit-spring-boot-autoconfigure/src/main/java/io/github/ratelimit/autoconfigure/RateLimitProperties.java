@@ -504,6 +504,14 @@ public class RateLimitProperties {
 		private boolean shadow;
 
 		/**
+		 * How long a refused request or call waits for its next permit before it is refused (in its client's line in
+		 * this instance, in arrival order, sleeping until the next permit as the backend computed it); 0 refuses at
+		 * once. Applies wherever the policy does: @RateLimited calls (whose 'maxWait' attribute overrides it), the web
+		 * filters and gateway routes (a servlet request holds its thread while it waits; a WebFlux one does not).
+		 */
+		private Duration maxWait = Duration.ZERO;
+
+		/**
 		 * How a client's plan is picked, for a policy with plans: 'bean:<PlanResolver bean name>' or
 		 * 'expr:<SpEL over the request, the client's key as #key>'.
 		 */
@@ -600,6 +608,14 @@ public class RateLimitProperties {
 
 		public void setShadow(boolean shadow) {
 			this.shadow = shadow;
+		}
+
+		public Duration getMaxWait() {
+			return this.maxWait;
+		}
+
+		public void setMaxWait(Duration maxWait) {
+			this.maxWait = maxWait;
 		}
 
 		public @Nullable String getPlan() {

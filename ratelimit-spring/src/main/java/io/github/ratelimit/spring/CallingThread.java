@@ -1,6 +1,7 @@
 package io.github.ratelimit.spring;
 
 import java.util.Queue;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -38,11 +39,28 @@ final class CallingThread implements Executor {
 	 * @throws Error the chain's error, as it is
 	 */
 	static <T> T await(Function<Executor, CompletableFuture<T>> chain) {
+		return await(chain, false);
+	}
+
+	/**
+	 * Starts a chain whose continuations the calling thread runs, and waits for its result; a chain that may wait
+	 * for permits is interruptible.
+	 * @param <T> the result's type
+	 * @param chain starts the chain with the executor of its continuations
+	 * @param interruptible whether an interrupt cancels the chain (one that waits for permits, for up to its maximum
+	 * wait) rather than being kept for later (one that waits for decisions, each bounded by the decision timeout)
+	 * @return the result
+	 * @throws RuntimeException the chain's error, as it is
+	 * @throws Error the chain's error, as it is
+	 * @throws CancellationException when interruptible and interrupted: the chain is cancelled and the thread keeps
+	 * its interrupt flag
+	 */
+	static <T> T await(Function<Executor, CompletableFuture<T>> chain, boolean interruptible) {
 		CallingThread thread = new CallingThread();
 		CompletableFuture<T> result = chain.apply(thread);
 		if (!result.isDone()) {
 			result.whenComplete((value, error) -> LockSupport.unpark(thread.waiting));
-			thread.runUntilDone(result);
+			thread.runUntilDone(result, interruptible);
 		}
 		try {
 			return result.join();
@@ -69,7 +87,7 @@ final class CallingThread implements Executor {
 	 * Runs the continuations handed over until the result is complete, parking while there are none: an unpark that
 	 * comes before the park leaves it a permit, so no hand-over is missed, and a wake-up for nothing only loops.
 	 */
-	private void runUntilDone(CompletableFuture<?> result) {
+	private void runUntilDone(CompletableFuture<?> result, boolean interruptible) {
 		boolean interrupted = false;
 		try {
 			while (!result.isDone()) {
@@ -80,6 +98,9 @@ final class CallingThread implements Executor {
 				else {
 					LockSupport.park(this);
 					interrupted |= Thread.interrupted();
+					if (interrupted && interruptible) {
+						result.cancel(false);
+					}
 				}
 			}
 		}

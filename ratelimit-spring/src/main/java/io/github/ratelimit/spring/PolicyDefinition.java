@@ -1,5 +1,6 @@
 package io.github.ratelimit.spring;
 
+import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -46,9 +47,11 @@ public final class PolicyDefinition {
 
 	private final boolean hashesKeys;
 
+	private final Duration maxWait;
+
 	private PolicyDefinition(String name, String keyStrategy, KeyResolver keyResolver, List<String> paths,
 			List<String> excludePaths, Set<String> methods, FailureMode failureMode, boolean shadow,
-			PolicyPlans plans, boolean hashesKeys) {
+			PolicyPlans plans, boolean hashesKeys, Duration maxWait) {
 		this.name = name;
 		this.keyStrategy = keyStrategy;
 		this.keyResolver = keyResolver;
@@ -59,6 +62,7 @@ public final class PolicyDefinition {
 		this.shadow = shadow;
 		this.plans = plans;
 		this.hashesKeys = hashesKeys;
+		this.maxWait = maxWait;
 	}
 
 	/**
@@ -81,7 +85,7 @@ public final class PolicyDefinition {
 			boolean shadow) {
 		return new PolicyDefinition(policy.name(), keyStrategy, keyResolver, paths, excludePaths, methods,
 				failureMode, shadow, PolicyPlans.of(new PolicyPlan(policy, limiter, cost)),
-				RequestKeyResolvers.mayBeSecret(keyStrategy));
+				RequestKeyResolvers.mayBeSecret(keyStrategy), Duration.ZERO);
 	}
 
 	/**
@@ -108,7 +112,7 @@ public final class PolicyDefinition {
 			String defaultPlan) {
 		return new PolicyDefinition(name, keyStrategy, keyResolver, paths, excludePaths, methods, failureMode, shadow,
 				PolicyPlans.of(planStrategy, planResolver, plans, defaultPlan),
-				RequestKeyResolvers.mayBeSecret(keyStrategy));
+				RequestKeyResolvers.mayBeSecret(keyStrategy), Duration.ZERO);
 	}
 
 	/**
@@ -119,7 +123,30 @@ public final class PolicyDefinition {
 	 */
 	public PolicyDefinition withHashedKeys(boolean hashed) {
 		return new PolicyDefinition(this.name, this.keyStrategy, this.keyResolver, this.paths, this.excludePaths,
-				this.methods, this.failureMode, this.shadow, this.plans, hashed);
+				this.methods, this.failureMode, this.shadow, this.plans, hashed, this.maxWait);
+	}
+
+	/**
+	 * The same policy with its refused requests waiting for their next permit, up to a maximum wait, instead of
+	 * being refused at once ({@code ratelimit.policies.<name>.max-wait}).
+	 * @param maxWait the longest a request waits; zero (the default) refuses at once
+	 * @return the policy
+	 * @throws IllegalArgumentException when the wait is negative
+	 */
+	public PolicyDefinition withMaxWait(Duration maxWait) {
+		if (maxWait.isNegative()) {
+			throw new IllegalArgumentException("A wait cannot be negative: " + maxWait);
+		}
+		return new PolicyDefinition(this.name, this.keyStrategy, this.keyResolver, this.paths, this.excludePaths,
+				this.methods, this.failureMode, this.shadow, this.plans, this.hashesKeys, maxWait);
+	}
+
+	/**
+	 * How long a refused request waits for its next permit before it is refused: zero (the default) refuses at once.
+	 * @return the longest wait
+	 */
+	public Duration maxWait() {
+		return this.maxWait;
 	}
 
 	/**

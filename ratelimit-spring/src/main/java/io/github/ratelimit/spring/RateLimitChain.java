@@ -1,5 +1,6 @@
 package io.github.ratelimit.spring;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -69,10 +70,13 @@ public final class RateLimitChain {
 	 * @param charges as for {@link #decide}
 	 * @return the verdict
 	 * @throws RuntimeException the chain's error, as it is
+	 * @throws java.util.concurrent.CancellationException when a step that may wait for a permit is waiting and the
+	 * calling thread is interrupted: the wait ends and the thread keeps its interrupt flag
 	 */
 	public Verdict await(@Nullable RateLimitRequest request, List<? extends Step> steps, boolean charges) {
 		@Nullable Observation parent = currentObservation();
-		return CallingThread.await((thread) -> decide(request, steps, charges, thread, parent));
+		boolean waits = steps.stream().anyMatch((step) -> !step.maxWait().isZero());
+		return CallingThread.await((thread) -> decide(request, steps, charges, thread, parent), waits);
 	}
 
 	/**
@@ -120,6 +124,15 @@ public final class RateLimitChain {
 		 * @return the permits, at least 1
 		 */
 		long permits(PolicyPlan plan, @Nullable RateLimitRequest request);
+
+		/**
+		 * How long a refused request waits for its next permit before it is refused: the policy's {@code max-wait}, or the
+		 * annotation's {@code maxWait}.
+		 * @return the longest wait; zero refuses at once
+		 */
+		default Duration maxWait() {
+			return policy().maxWait();
+		}
 
 		/**
 		 * The step of a web filter's policy: the key from the policy's key strategy, the cost of the client's plan.
@@ -210,10 +223,29 @@ public final class RateLimitChain {
 					return;
 				}
 				then(() -> step.policy().planForAsync(key, this.request),
-						(plan) -> then(() -> RateLimitChain.this.enforcer.enforceAsync(step.policy(), plan, key,
-								step.permits(plan, this.request), this.parent),
+						(plan) -> then(() -> enforce(step, plan, key),
 								(outcome) -> decided(index, shown, step, key, outcome)));
 			});
+		}
+
+		/**
+		 * Decides one policy; a policy that may wait waits in its client's line, which a cancelled verdict leaves.
+		 */
+		private CompletionStage<RateLimitOutcome> enforce(Step step, PolicyPlan plan, String key) {
+			long permits = step.permits(plan, this.request);
+			Duration maxWait = step.maxWait();
+			if (maxWait.isZero()) {
+				return RateLimitChain.this.enforcer.enforceAsync(step.policy(), plan, key, permits, this.parent);
+			}
+			CompletableFuture<RateLimitOutcome> waited = RateLimitChain.this.enforcer
+				.enforceAsync(step.policy(), plan, key, permits, this.parent, maxWait, this.continuation)
+				.toCompletableFuture();
+			this.verdict.whenComplete((verdict, error) -> {
+				if (this.verdict.isCancelled()) {
+					waited.cancel(false);
+				}
+			});
+			return waited;
 		}
 
 		private void decided(int index, @Nullable RateLimitOutcome shown, Step step, String key,

@@ -9,6 +9,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.ratelimit.core.Decision;
@@ -21,6 +22,7 @@ import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
 import io.github.ratelimit.core.override.ClientOverrides;
 import io.github.ratelimit.core.resilience.CircuitBreaker;
 import io.github.ratelimit.core.resilience.DenyCache;
+import io.github.ratelimit.core.wait.PermitQueues;
 import io.github.ratelimit.spring.observation.DefaultRateLimitObservationConvention;
 import io.github.ratelimit.spring.observation.RateLimitObservationContext;
 import io.github.ratelimit.spring.observation.RateLimitObservationConvention;
@@ -100,6 +102,8 @@ public class RateLimitEnforcer {
 	private final FirstWarning incompatibilities = new FirstWarning(logger);
 
 	private ObservationRegistry observations = ObservationRegistry.NOOP;
+
+	private final PermitQueues<RateLimitOutcome> waits = new PermitQueues<>(new WaitEvents());
 
 	private @Nullable RateLimitObservationConvention observationConvention;
 
@@ -250,6 +254,51 @@ public class RateLimitEnforcer {
 		try (Observation.Scope scope = parent.openScope()) {
 			return enforceAsync(policy, requested, key, permits);
 		}
+	}
+
+	/**
+	 * Enforces a policy as {@link #enforceAsync(PolicyDefinition, PolicyPlan, String, long, Observation)} does, a
+	 * refused request waiting for its next permit up to {@code maxWait}: in its client's line in this instance, in
+	 * arrival order, each refusal's retry-after (the backend's next permit) slept without holding a thread, then asked
+	 * again ({@link PermitQueues}). Each call is enforced as any other, with the policy's failure mode: a fail-closed
+	 * refusal and a cost above the capacity end the wait at once; failing open admits; the local fallback's refusal is
+	 * waited out as the backend's is. A request whose next permit comes after its maximum wait is refused at once
+	 * with the refusal.
+	 * @param policy the policy
+	 * @param requested the client's plan of it
+	 * @param key the client's key, as its key strategy found it
+	 * @param permits the permits the request consumes
+	 * @param parent the observation to observe the decisions under, or {@code null} for the one in scope
+	 * @param maxWait the longest the request waits; zero decides once
+	 * @param continuation where the request's later calls are made and its outcome completes when not at once
+	 * @return the outcome that ended the wait; cancelling it gives the request's place in line up
+	 */
+	public CompletionStage<RateLimitOutcome> enforceAsync(PolicyDefinition policy, PolicyPlan requested, String key,
+			long permits, @Nullable Observation parent, Duration maxWait, Executor continuation) {
+		if (maxWait.isZero()) {
+			return enforceAsync(policy, requested, key, permits, parent);
+		}
+		return this.waits.acquire(new WaitLine(policy, key), permits, maxWait, new PermitQueues.Attempt<>() {
+
+			@Override
+			public CompletionStage<RateLimitOutcome> call() {
+				return enforceAsync(policy, requested, key, permits, parent);
+			}
+
+			@Override
+			public boolean admitted(RateLimitOutcome outcome) {
+				return !outcome.refused();
+			}
+
+			@Override
+			public @Nullable Duration retryAfter(RateLimitOutcome refusal) {
+				Decision decision = refusal.decision();
+				boolean waitable = refusal.kind() == RateLimitOutcome.Kind.DENIED
+						|| refusal.kind() == RateLimitOutcome.Kind.FALLBACK;
+				return (waitable && decision.satisfiable()) ? decision.retryAfter() : null;
+			}
+
+		}, continuation);
 	}
 
 	/**
@@ -681,6 +730,41 @@ public class RateLimitEnforcer {
 
 	private static RateLimitOutcome.Kind deniedKind(PolicyDefinition policy) {
 		return policy.shadow() ? RateLimitOutcome.Kind.SHADOW_DENIED : RateLimitOutcome.Kind.DENIED;
+	}
+
+	/**
+	 * The line of a policy's client waiting for permits.
+	 */
+	private record WaitLine(PolicyDefinition policy, String key) {
+
+	}
+
+	/**
+	 * Tells the recorders of waits.
+	 */
+	private final class WaitEvents implements PermitQueues.Events<RateLimitOutcome> {
+
+		@Override
+		public void started(Object line) {
+			for (RateLimitRecorder recorder : RateLimitEnforcer.this.recorders) {
+				recorder.waitStarted(((WaitLine) line).policy());
+			}
+		}
+
+		@Override
+		public void ended(Object line, Duration waited, PermitQueues.Ending ending) {
+			for (RateLimitRecorder recorder : RateLimitEnforcer.this.recorders) {
+				recorder.waitEnded(((WaitLine) line).policy(), waited, ending);
+			}
+		}
+
+		@Override
+		public void abandoned(Object line, RateLimitOutcome admission) {
+			for (RateLimitRecorder recorder : RateLimitEnforcer.this.recorders) {
+				recorder.waitAbandoned(admission);
+			}
+		}
+
 	}
 
 	private RateLimitOutcome record(RateLimitOutcome outcome, long backendNanos) {

@@ -84,7 +84,7 @@ final class RateLimitedAnnotations {
 		return new RateLimitedDeclaration(
 				StringUtils.hasText(name) ? name : targetClass.getSimpleName() + "." + method.getName(),
 				List.of(annotation.getStringArray("limits")), annotation.getString("algorithm"),
-				annotation.getString("key"), annotation.getString("cost"), method, targetClass, classLevel);
+				annotation.getString("key"), annotation.getString("cost"), annotation.getString("maxWait"), method, targetClass, classLevel);
 	}
 
 	/** A class-level annotation covers the public instance methods the class declares or inherits, not Object's. */

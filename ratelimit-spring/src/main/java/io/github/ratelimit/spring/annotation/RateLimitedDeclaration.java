@@ -11,12 +11,13 @@ import java.util.List;
  * @param algorithm the annotation's algorithm, empty for the default
  * @param key the key expression, empty for the default
  * @param cost the cost expression or number, empty for the default
+ * @param maxWait the longest wait, empty for the policy's
  * @param method the most specific method
  * @param targetClass the bean class
  * @param classLevel whether the annotation is on the class (or a supertype) rather than on the method
  */
 record RateLimitedDeclaration(String policy, List<String> limits, String algorithm, String key, String cost,
-		Method method, Class<?> targetClass, boolean classLevel) {
+		String maxWait, Method method, Class<?> targetClass, boolean classLevel) {
 
 	/**
 	 * The method as the user knows it, for messages: {@code com.example.Orders.list}.

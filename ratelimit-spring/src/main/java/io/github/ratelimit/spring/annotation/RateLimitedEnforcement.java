@@ -3,6 +3,7 @@ package io.github.ratelimit.spring.annotation;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.RoundingMode;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -83,14 +84,22 @@ final class RateLimitedEnforcement {
 	 * otherwise a policy that waited continues on the given executor, and the result completes there, exceptionally
 	 * (possibly wrapped in a {@link java.util.concurrent.CompletionException}) with the refusal or a
 	 * {@link RateLimitedCostException}. It never throws. Each decision is observed under the observation in scope
-	 * when the call began.
+	 * when the call began. Cancelling the result cancels the call's policies not yet decided, and gives up its place
+	 * in a line of calls waiting for a permit.
 	 */
 	CompletableFuture<Void> enforceAsync(List<AnnotatedPolicy> limits, @Nullable Object[] args, CurrentRequest current,
 			Executor continuation) {
 		RateLimitRequest request = current.request();
-		return this.chain
-			.decide(request, steps(limits, args), false, continuation, this.chain.currentObservation())
-			.thenAccept((verdict) -> admit(verdict, request, current));
+		CompletableFuture<RateLimitChain.Verdict> verdict = this.chain.decide(request, steps(limits, args), false,
+				continuation, this.chain.currentObservation());
+		CompletableFuture<Void> admitted = verdict.thenAccept((decided) -> admit(decided, request, current));
+		// a caller that gives up (a reactive subscriber gone) gives up its place in a line of waiting calls
+		admitted.whenComplete((ignored, error) -> {
+			if (admitted.isCancelled()) {
+				verdict.cancel(false);
+			}
+		});
+		return admitted;
 	}
 
 	private List<RateLimitChain.Step> steps(List<AnnotatedPolicy> limits, @Nullable Object[] args) {
@@ -161,6 +170,11 @@ final class RateLimitedEnforcement {
 		@Override
 		public long permits(PolicyPlan plan, @Nullable RateLimitRequest request) {
 			return RateLimitedEnforcement.this.permits(this.limit, plan, this.args, request);
+		}
+
+		@Override
+		public Duration maxWait() {
+			return this.limit.maxWait();
 		}
 
 	}

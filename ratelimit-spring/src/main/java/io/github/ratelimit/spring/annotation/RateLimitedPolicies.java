@@ -1,6 +1,8 @@
 package io.github.ratelimit.spring.annotation;
 
 import java.lang.reflect.Method;
+import java.time.DateTimeException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -16,6 +18,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.MethodClassKey;
 import org.springframework.expression.Expression;
+import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.expression.ParseException;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 
@@ -118,7 +121,7 @@ public class RateLimitedPolicies {
 					ex);
 		}
 		AnnotatedPolicy bound = new AnnotatedPolicy(policy, expression(declaration, "key", declaration.key()),
-				expression(declaration, "cost", declaration.cost()), declaration);
+				expression(declaration, "cost", declaration.cost()), maxWait(declaration, policy), declaration);
 		checkConstantCost(bound);
 		this.declarations.add(declaration);
 		this.registry.recordUse(policy.name(), new PolicyUse(declaration.methodName(),
@@ -147,6 +150,37 @@ public class RateLimitedPolicies {
 					"the " + attribute + " '" + source + "' is not a valid SpEL expression: " + ex.getMessage(),
 					"write the " + attribute + " as SpEL over the method's arguments, such as #customerId", ex);
 		}
+	}
+
+	/**
+	 * The longest a call waits: the annotation's {@code maxWait}, else the policy's.
+	 */
+	private static Duration maxWait(RateLimitedDeclaration declaration, PolicyDefinition policy) {
+		String text = declaration.maxWait().trim();
+		if (text.isEmpty()) {
+			return policy.maxWait();
+		}
+		Duration wait;
+		try {
+			wait = text.equals("0") ? Duration.ZERO : DurationFormatterUtils.detectAndParse(text);
+		}
+		catch (IllegalArgumentException | DateTimeException | ArithmeticException ex) {
+			throw new InvalidRateLimitedException(declaration.methodName(),
+					"the maxWait '" + text + "' is not a duration: " + ex.getMessage(),
+					"write the maxWait as a duration such as \"2s\", \"500ms\" or \"PT2S\"", ex);
+		}
+		if (wait.isNegative()) {
+			throw new InvalidRateLimitedException(declaration.methodName(), "the maxWait '" + text + "' is negative",
+					"give a maxWait of 0 (refuse at once) or more", null);
+		}
+		if (!wait.isZero() && policy.shadow()) {
+			throw new InvalidRateLimitedException(declaration.methodName(),
+					"the maxWait '" + text + "' would never apply: policy '" + policy.name()
+							+ "' is a shadow policy, which never refuses",
+					"remove the maxWait, or make the policy enforce (ratelimit.policies." + policy.name()
+							+ ".shadow=false)", null);
+		}
+		return wait;
 	}
 
 	/** A cost written as a number is checked now, as a configured cost is, rather than on every call. */
@@ -188,10 +222,11 @@ public class RateLimitedPolicies {
 	 * @param policy the policy
 	 * @param key the parsed key expression, {@code null} for the default
 	 * @param cost the parsed cost expression, {@code null} for the policy's cost
+	 * @param maxWait the longest a refused call waits for its next permit (the annotation's, else the policy's)
 	 * @param declaration the annotation as written
 	 */
 	record AnnotatedPolicy(PolicyDefinition policy, @Nullable Expression key, @Nullable Expression cost,
-			RateLimitedDeclaration declaration) {
+			Duration maxWait, RateLimitedDeclaration declaration) {
 	}
 
 }

@@ -1,15 +1,20 @@
 package io.github.ratelimit.spring.metrics;
 
+import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.ratelimit.core.wait.PermitQueues;
 import io.github.ratelimit.spring.PolicyDefinition;
 import io.github.ratelimit.spring.PolicyPlan;
 import io.github.ratelimit.spring.PolicyLeases;
 import io.github.ratelimit.spring.RateLimitOutcome;
 import io.github.ratelimit.spring.RateLimitRecorder;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import org.jspecify.annotations.Nullable;
@@ -18,7 +23,10 @@ import org.jspecify.annotations.Nullable;
  * Records outcomes as Micrometer meters: counter {@value #REQUESTS} tagged {@code policy} and {@code outcome}, timer
  * {@value #LATENCY} of backend calls tagged {@code policy}, counter {@value #TIMEOUTS} of backend calls that timed out,
  * tagged {@code policy}, and counter {@value #LATE_REFUSALS} of requests a failure mode admitted that the backend's
- * late answer refused, tagged {@code policy}, {@code plan} and {@code outcome}; for leased policies, the meters of
+ * late answer refused, tagged {@code policy}, {@code plan} and {@code outcome}; for policies that may wait, timer
+ * {@value #WAIT} of each request's wait tagged {@code policy} and {@code outcome} ({@code admitted}, {@code refused},
+ * {@code gave-up}, {@code cancelled} or {@code failed}), gauge {@value #WAITERS} of requests waiting now and counter
+ * {@value #WAIT_ABANDONED} of permits granted to requests that had given up, both tagged {@code policy}; for leased policies, the meters of
  * their leases, read from their statistics when the registry is read (no cost on the decision path): counters
  * {@value #LEASE_RENEWALS}, {@value #LEASE_PERMITS} (tagged {@code state} {@code leased}, {@code returned} or
  * {@code expired}) and {@value #LEASE_HITS}, gauges {@value #LEASE_HELD} and {@value #LEASE_KEYS}, all tagged
@@ -57,7 +65,22 @@ public class RateLimitMetrics implements RateLimitRecorder {
 	/** The gauge of clients (keys) with a lease in hand, by policy. */
 	public static final String LEASE_KEYS = "ratelimit.lease.keys";
 
+	/** The timer of requests of policies that may wait, from their first call to their end, by policy and outcome. */
+	public static final String WAIT = "ratelimit.wait";
+
+	/** The gauge of requests waiting for a permit now, by policy. */
+	public static final String WAITERS = "ratelimit.waiters";
+
+	/** The counter of permits granted to waiting requests that had given up, and not used, by policy. */
+	public static final String WAIT_ABANDONED = "ratelimit.wait.abandoned";
+
 	private final MeterRegistry registry;
+
+	private final ConcurrentMap<String, ConcurrentMap<PermitQueues.Ending, Timer>> waits = new ConcurrentHashMap<>();
+
+	private final ConcurrentMap<String, AtomicInteger> waiters = new ConcurrentHashMap<>();
+
+	private final ConcurrentMap<String, Counter> abandoned = new ConcurrentHashMap<>();
 
 	private final ConcurrentMap<String, ConcurrentMap<RateLimitOutcome.Kind, Counter>> counters = new ConcurrentHashMap<>();
 
@@ -107,6 +130,42 @@ public class RateLimitMetrics implements RateLimitRecorder {
 	public void refusedLate(RateLimitOutcome outcome) {
 		count(this.lateRefusals, outcome, LATE_REFUSALS,
 				"Requests a failure mode admitted after their backend call timed out, which its late answer refused");
+	}
+
+	@Override
+	public void waitStarted(PolicyDefinition policy) {
+		waiters(policy.name()).incrementAndGet();
+	}
+
+	@Override
+	public void waitEnded(PolicyDefinition policy, Duration waited, PermitQueues.Ending ending) {
+		waiters(policy.name()).decrementAndGet();
+		this.waits.computeIfAbsent(policy.name(), (name) -> new ConcurrentHashMap<>())
+			.computeIfAbsent(ending, (end) -> Timer.builder(WAIT)
+				.description("Time requests of a rate limit policy that may wait spent waiting for their permits")
+				.tag("policy", policy.name())
+				.tag("outcome", end.name().toLowerCase(Locale.ROOT).replace('_', '-'))
+				.register(this.registry))
+			.record(waited);
+	}
+
+	@Override
+	public void waitAbandoned(RateLimitOutcome admission) {
+		this.abandoned.computeIfAbsent(admission.policy().name(), (name) -> Counter.builder(WAIT_ABANDONED)
+			.description("Permits granted to waiting requests that had given up, which no other waiter could take")
+			.tag("policy", name)
+			.register(this.registry)).increment();
+	}
+
+	private AtomicInteger waiters(String policy) {
+		return this.waiters.computeIfAbsent(policy, (name) -> {
+			AtomicInteger count = new AtomicInteger();
+			Gauge.builder(WAITERS, count, AtomicInteger::get)
+				.description("Requests of a rate limit policy waiting for a permit now")
+				.tag("policy", name)
+				.register(this.registry);
+			return count;
+		});
 	}
 
 	private void count(ConcurrentMap<String, ConcurrentMap<RateLimitOutcome.Kind, Counter>> counters,

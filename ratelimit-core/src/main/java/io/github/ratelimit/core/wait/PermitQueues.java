@@ -1,0 +1,433 @@
+package io.github.ratelimit.core.wait;
+
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Callers waiting for permits, in one line per key (a policy's client, say), each served in arrival order: the one
+ * place that waits for a permit, for {@link WaitingRateLimiter} and for the Spring integration's decision chain.
+ * <p>
+ * Only the caller at the head of a line asks the backend; the others wait behind it without a call of their own, so
+ * waiters never all wake and ask at once. The head asks, and when refused sleeps exactly until the next permit as the
+ * backend computed it (the refusal's retry-after), then asks again. When admitted it leaves the line, and the next
+ * caller asks at once (the permits the backend has left go to the callers in line, in order, one call each). A caller
+ * whose next permit would come after its maximum wait ends at once with the refusal; one whose maximum wait passes in
+ * line ends then with the latest refusal seen in its line, never later, except when no answer has come yet for its
+ * line at all (a maximum wait shorter than one call): it then takes the first answer. An answer that ends a wait for
+ * good (an admission, or a refusal no wait can change, such as a cost above the capacity or a fail-closed refusal)
+ * ends it at once.
+ * <p>
+ * A permit granted to a caller that gave up while its call was in flight (its maximum wait passed, it was cancelled
+ * or interrupted) goes to the next caller in its line that asks for as many permits; when there is none, it is
+ * reported as {@linkplain Events#abandoned abandoned}. Delays hold no thread: a sleeping caller is a task of the JDK's
+ * delay scheduler ({@link CompletableFuture#delayedExecutor}) that continues on the caller's executor.
+ * <p>
+ * Thread-safe; a line exists only while it has callers.
+ *
+ * @param <T> the answer of one call to the backend
+ */
+public final class PermitQueues<T> {
+
+	/** The shortest sleep between two calls of a caller, so that a refusal with no wait never spins. */
+	static final long SHORTEST_SLEEP_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
+
+	private final ConcurrentMap<Object, Line> lines = new ConcurrentHashMap<>();
+
+	private final Events<T> events;
+
+	/**
+	 * Creates the lines of callers.
+	 * @param events told when callers start and end waiting, and of permits abandoned
+	 */
+	public PermitQueues(Events<T> events) {
+		this.events = events;
+	}
+
+	/**
+	 * Waits in the line of {@code key} until an attempt is admitted, ends for good, or the maximum wait passes.
+	 * @param key the line: callers of equal keys are served in arrival order
+	 * @param permits what the caller asks for (a permit given up by another caller goes only to one that asks for as
+	 * many)
+	 * @param maxWait the longest the caller waits, positive
+	 * @param attempt one call to the backend, and how to read its answer
+	 * @param continuation where the caller's calls after the first run, and where its answer completes when it was not
+	 * complete at once (the caller's own thread for a blocking caller, an executor of the application's otherwise)
+	 * @return the answer that ended the wait: an admission, the refusal of a caller that could not be admitted in
+	 * time, or the refusal that no wait can change; completed exceptionally when an attempt fails. Cancelling it gives
+	 * the caller's place up.
+	 */
+	public CompletableFuture<T> acquire(Object key, long permits, Duration maxWait, Attempt<T> attempt,
+			Executor continuation) {
+		if (maxWait.isNegative() || maxWait.isZero()) {
+			throw new IllegalArgumentException("A wait must be positive, not " + maxWait);
+		}
+		long now = System.nanoTime();
+		long maxWaitNanos = saturatedNanos(maxWait);
+		Waiter waiter = new Waiter(key, permits, attempt, continuation, now, now + maxWaitNanos);
+		boolean head;
+		while (true) {
+			Line line = this.lines.computeIfAbsent(key, (k) -> new Line());
+			synchronized (line) {
+				if (line.closed) {
+					continue;
+				}
+				line.waiters.addLast(waiter);
+				waiter.line = line;
+				head = line.waiters.peekFirst() == waiter;
+				break;
+			}
+		}
+		this.events.started(key);
+		waiter.result.whenComplete((value, error) -> {
+			if (waiter.result.isCancelled()) {
+				cancelled(waiter);
+			}
+		});
+		CompletableFuture.delayedExecutor(maxWaitNanos, TimeUnit.NANOSECONDS, continuation)
+			.execute(() -> expire(waiter));
+		if (head) {
+			call(waiter);
+		}
+		return waiter.result;
+	}
+
+	/**
+	 * The callers waiting now, in every line.
+	 * @return how many
+	 */
+	public int waiting() {
+		int waiting = 0;
+		for (Line line : this.lines.values()) {
+			synchronized (line) {
+				waiting += line.waiters.size();
+			}
+		}
+		return waiting;
+	}
+
+	private void call(Waiter waiter) {
+		synchronized (waiter.line) {
+			if (waiter.ended || waiter.calling) {
+				return;
+			}
+			waiter.calling = true;
+		}
+		CompletionStage<T> answer;
+		try {
+			answer = waiter.attempt.call();
+		}
+		catch (Throwable ex) {
+			answered(waiter, null, ex);
+			return;
+		}
+		answer.whenComplete((value, error) -> answered(waiter, value, error));
+	}
+
+	private void answered(Waiter waiter, @Nullable T value, @Nullable Throwable error) {
+		Throwable failure = unwrap(error);
+		Line line = waiter.line;
+		List<Runnable> after = new ArrayList<>(2);
+		synchronized (line) {
+			waiter.calling = false;
+			boolean admitted = failure == null && waiter.attempt.admitted(value);
+			if (waiter.ended) {
+				// gave up while its call was in flight: a permit granted goes to the next caller that asks as much
+				if (admitted) {
+					Waiter next = nextAsking(line, waiter);
+					if (next != null) {
+						line.waiters.remove(next);
+						end(line, next, Ending.ADMITTED, after);
+						after.add(() -> complete(next, value));
+					}
+					else {
+						after.add(() -> this.events.abandoned(waiter.key, value));
+					}
+				}
+				leave(line, waiter, after);
+			}
+			else if (failure != null) {
+				end(line, waiter, Ending.FAILED, after);
+				after.add(() -> waiter.result.completeExceptionally(failure));
+				leave(line, waiter, after);
+			}
+			else {
+				Duration retryAfter = admitted ? null : waiter.attempt.retryAfter(value);
+				if (retryAfter == null) {
+					end(line, waiter, admitted ? Ending.ADMITTED : Ending.REFUSED, after);
+					after.add(() -> complete(waiter, value));
+					leave(line, waiter, after);
+				}
+				else {
+					waiter.lastRefusal = value;
+					line.lastRefusal = value;
+					endExpired(line, waiter, value, after);
+					long sleep = Math.max(saturatedNanos(retryAfter), SHORTEST_SLEEP_NANOS);
+					if (waiter.expired || System.nanoTime() + sleep - waiter.deadline > 0) {
+						end(line, waiter, Ending.GAVE_UP, after);
+						after.add(() -> complete(waiter, value));
+						leave(line, waiter, after);
+					}
+					else {
+						after.add(() -> CompletableFuture.delayedExecutor(sleep, TimeUnit.NANOSECONDS,
+								waiter.continuation).execute(() -> call(waiter)));
+					}
+				}
+			}
+		}
+		after.forEach(Runnable::run);
+	}
+
+	/**
+	 * Ends a caller whose maximum wait passed: with the latest refusal known in its line; a caller whose call is in
+	 * flight keeps its place until the answer, which goes to the next caller if it admits.
+	 */
+	private void expire(Waiter waiter) {
+		Line line = waiter.line;
+		List<Runnable> after = new ArrayList<>(2);
+		synchronized (line) {
+			if (waiter.ended) {
+				return;
+			}
+			T known = (waiter.lastRefusal != null) ? waiter.lastRefusal : line.lastRefusal;
+			if (known == null) {
+				waiter.expired = true;
+				return;
+			}
+			end(line, waiter, Ending.GAVE_UP, after);
+			after.add(() -> complete(waiter, known));
+			if (!waiter.calling) {
+				leave(line, waiter, after);
+			}
+		}
+		after.forEach(Runnable::run);
+	}
+
+	private void cancelled(Waiter waiter) {
+		Line line = waiter.line;
+		List<Runnable> after = new ArrayList<>(2);
+		synchronized (line) {
+			if (waiter.ended) {
+				return;
+			}
+			end(line, waiter, Ending.CANCELLED, after);
+			if (!waiter.calling) {
+				leave(line, waiter, after);
+			}
+		}
+		after.forEach(Runnable::run);
+	}
+
+	/**
+	 * Ends the callers of a line whose maximum wait passed before any answer came for it, with the first refusal.
+	 */
+	private void endExpired(Line line, Waiter answered, T refusal, List<Runnable> after) {
+		for (Iterator<Waiter> it = line.waiters.iterator(); it.hasNext();) {
+			Waiter other = it.next();
+			if (other != answered && other.expired && !other.ended && !other.calling) {
+				end(line, other, Ending.GAVE_UP, after);
+				after.add(() -> complete(other, refusal));
+				it.remove();
+			}
+		}
+	}
+
+	private @Nullable Waiter nextAsking(Line line, Waiter gone) {
+		for (Waiter other : line.waiters) {
+			if (other != gone && !other.ended && !other.calling && other.permits == gone.permits) {
+				return other;
+			}
+		}
+		return null;
+	}
+
+	private void end(Line line, Waiter waiter, Ending ending, List<Runnable> after) {
+		waiter.ended = true;
+		long waited = System.nanoTime() - waiter.started;
+		after.add(() -> this.events.ended(waiter.key, Duration.ofNanos(Math.max(0, waited)), ending));
+	}
+
+	/**
+	 * Takes an ended caller out of its line; the caller now at the head asks next.
+	 */
+	private void leave(Line line, Waiter waiter, List<Runnable> after) {
+		boolean wasHead = line.waiters.peekFirst() == waiter;
+		line.waiters.remove(waiter);
+		if (line.waiters.isEmpty()) {
+			line.closed = true;
+			this.lines.remove(waiter.key, line);
+			return;
+		}
+		Waiter head = line.waiters.peekFirst();
+		if (wasHead && head != null && !head.calling && !head.ended) {
+			after.add(() -> head.continuation.execute(() -> call(head)));
+		}
+	}
+
+	private void complete(Waiter waiter, @Nullable T value) {
+		if (!waiter.result.complete(value) && value != null && waiter.attempt.admitted(value)) {
+			// cancelled between its end and this completion: the permit is nobody's
+			this.events.abandoned(waiter.key, value);
+		}
+	}
+
+	private static long saturatedNanos(Duration duration) {
+		try {
+			return Math.min(duration.toNanos(), Long.MAX_VALUE / 4);
+		}
+		catch (ArithmeticException ex) {
+			return Long.MAX_VALUE / 4;
+		}
+	}
+
+	private static @Nullable Throwable unwrap(@Nullable Throwable error) {
+		return (error instanceof CompletionException && error.getCause() != null) ? error.getCause() : error;
+	}
+
+	/**
+	 * One call to the backend for a waiting caller, and how to read its answer.
+	 *
+	 * @param <T> the answer
+	 */
+	public interface Attempt<T> {
+
+		/**
+		 * Asks the backend once.
+		 * @return the answer
+		 */
+		CompletionStage<T> call();
+
+		/**
+		 * Whether an answer admits the caller.
+		 * @param answer the answer
+		 * @return whether the permits were granted
+		 */
+		boolean admitted(T answer);
+
+		/**
+		 * How long until a refused caller could be admitted, as the backend computed it.
+		 * @param refusal a refusal
+		 * @return the wait, or {@code null} when no wait can change the answer (it ends the caller's wait at once)
+		 */
+		@Nullable Duration retryAfter(T refusal);
+
+	}
+
+	/**
+	 * How a caller's wait ended.
+	 */
+	public enum Ending {
+
+		/** Admitted, at once or after waiting. */
+		ADMITTED,
+
+		/** Refused by an answer no wait can change. */
+		REFUSED,
+
+		/** Gave up: its next permit would come after its maximum wait, or that wait passed. */
+		GAVE_UP,
+
+		/** Cancelled or interrupted by the caller. */
+		CANCELLED,
+
+		/** A call failed. */
+		FAILED
+
+	}
+
+	/**
+	 * Told of every caller's start and end, for metrics.
+	 *
+	 * @param <T> the answer
+	 */
+	public interface Events<T> {
+
+		/**
+		 * A caller joined a line.
+		 * @param key the line
+		 */
+		default void started(Object key) {
+		}
+
+		/**
+		 * A caller's wait ended.
+		 * @param key the line
+		 * @param waited how long it waited
+		 * @param ending how
+		 */
+		default void ended(Object key, Duration waited, Ending ending) {
+		}
+
+		/**
+		 * A permit was granted to a caller that had given up, and no caller in its line asked for as many.
+		 * @param key the line
+		 * @param admission the answer that granted it
+		 */
+		default void abandoned(Object key, T admission) {
+		}
+
+	}
+
+	private final class Line {
+
+		final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
+
+		@Nullable T lastRefusal;
+
+		boolean closed;
+
+	}
+
+	private final class Waiter {
+
+		final Object key;
+
+		final long permits;
+
+		final Attempt<T> attempt;
+
+		final Executor continuation;
+
+		final long started;
+
+		final long deadline;
+
+		final CompletableFuture<T> result = new CompletableFuture<>();
+
+		@SuppressWarnings("NullAway.Init")
+		Line line;
+
+		/** The caller's wait has ended: its result is (being) completed. */
+		boolean ended;
+
+		/** Its call is in flight. */
+		boolean calling;
+
+		/** Its maximum wait passed before any answer came for its line. */
+		boolean expired;
+
+		@Nullable T lastRefusal;
+
+		Waiter(Object key, long permits, Attempt<T> attempt, Executor continuation, long started, long deadline) {
+			this.key = key;
+			this.permits = permits;
+			this.attempt = attempt;
+			this.continuation = continuation;
+			this.started = started;
+			this.deadline = deadline;
+		}
+
+	}
+
+}

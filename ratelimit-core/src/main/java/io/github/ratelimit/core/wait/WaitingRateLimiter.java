@@ -1,0 +1,182 @@
+package io.github.ratelimit.core.wait;
+
+import java.time.Duration;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.LongAdder;
+
+import org.jspecify.annotations.Nullable;
+
+import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.RateLimiter;
+
+/**
+ * A limiter whose callers wait for their permits instead of being refused: for outbound calls and background work
+ * that must keep to a shared rate, never over it. A refused caller sleeps until its next permit as the backend
+ * computed it (on Redis, Redis' own clock), asks again, and so on up to its maximum wait; callers of one key in this
+ * instance wait in line, in arrival order, and only the first of them asks the backend ({@link PermitQueues}).
+ * <pre class="code">
+ * WaitingRateLimiter partner = new WaitingRateLimiter(backend.limiter(policy));
+ * Decision decision = partner.acquire("partner-api", 1, Duration.ofSeconds(2));
+ * if (decision.allowed()) {
+ *     callThePartner();
+ * }
+ * </pre>
+ * The limiter's own {@link RateLimiter#tryFromLease lease in hand} is asked first, so a leased limiter admits from
+ * memory while its lease lasts. A backend failure ends the wait with that failure: this class applies no failure mode
+ * (the Spring integration does, {@code ratelimit.failure-mode}).
+ */
+public final class WaitingRateLimiter {
+
+	private final RateLimiter limiter;
+
+	private final Executor executor;
+
+	private final LongAdder abandoned = new LongAdder();
+
+	private final PermitQueues<Decision> queues = new PermitQueues<>(new PermitQueues.Events<>() {
+
+		@Override
+		public void abandoned(Object key, Decision admission) {
+			WaitingRateLimiter.this.abandoned.increment();
+		}
+
+	});
+
+	/**
+	 * Waits for permits of a limiter whose calls do not block (in memory, Redis through Lettuce): a caller's later
+	 * calls are made on the JDK's delay scheduler thread, which must not block.
+	 * @param limiter the limiter
+	 */
+	public WaitingRateLimiter(RateLimiter limiter) {
+		this(limiter, Runnable::run);
+	}
+
+	/**
+	 * Waits for permits of a limiter, a caller's later calls made on an executor: give one whose threads may block for
+	 * a limiter whose calls block (Redis through Jedis).
+	 * @param limiter the limiter
+	 * @param executor where a caller's calls after its first are made
+	 */
+	public WaitingRateLimiter(RateLimiter limiter, Executor executor) {
+		this.limiter = limiter;
+		this.executor = executor;
+	}
+
+	/**
+	 * The limiter waited on.
+	 * @return the limiter
+	 */
+	public RateLimiter limiter() {
+		return this.limiter;
+	}
+
+	/**
+	 * Asks for permits, waiting on the calling thread up to {@code maxWait} for them.
+	 * @param key the client's key, not empty
+	 * @param permits the cost, at least 1
+	 * @param maxWait the longest to wait; zero asks once, as {@link RateLimiter#tryAcquire(String, long)}
+	 * @return the admission; or the refusal when the permits could not be had within {@code maxWait} (at once when
+	 * the next permit comes later than that), or can never be ({@link Decision#satisfiable()} false, at once)
+	 * @throws RuntimeException the backend's failure
+	 * @throws CancellationException when the calling thread is interrupted while it waits: its place is given up and
+	 * its interrupt flag kept
+	 */
+	public Decision acquire(String key, long permits, Duration maxWait) {
+		CompletableFuture<Decision> decision = acquireAsync(key, permits, maxWait);
+		try {
+			return decision.get();
+		}
+		catch (InterruptedException ex) {
+			decision.cancel(false);
+			Thread.currentThread().interrupt();
+			CancellationException interrupted = new CancellationException("Interrupted while waiting for a permit");
+			interrupted.initCause(ex);
+			throw interrupted;
+		}
+		catch (ExecutionException ex) {
+			Throwable cause = ex.getCause();
+			if (cause instanceof RuntimeException runtime) {
+				throw runtime;
+			}
+			if (cause instanceof Error error) {
+				throw error;
+			}
+			throw new CompletionException(cause);
+		}
+	}
+
+	/**
+	 * Asks for permits, waiting up to {@code maxWait} for them without holding a thread.
+	 * @param key the client's key, not empty
+	 * @param permits the cost, at least 1
+	 * @param maxWait the longest to wait; zero asks once, as {@link RateLimiter#tryAcquireAsync(String, long)}
+	 * @return the decision, as for {@link #acquire}; completed exceptionally with the backend's failure. It completes
+	 * on the backend client's thread or the delay scheduler's: chain with the {@code *Async} methods for work that
+	 * blocks. Cancelling it gives the caller's place up.
+	 */
+	public CompletableFuture<Decision> acquireAsync(String key, long permits, Duration maxWait) {
+		if (permits < 1) {
+			throw new IllegalArgumentException("A request costs at least 1 permit, not " + permits);
+		}
+		if (maxWait.isNegative()) {
+			throw new IllegalArgumentException("A wait cannot be negative: " + maxWait);
+		}
+		Attempt attempt = new Attempt(key, permits);
+		if (maxWait.isZero()) {
+			return attempt.call().toCompletableFuture();
+		}
+		return this.queues.acquire(key, permits, maxWait, attempt, this.executor);
+	}
+
+	/**
+	 * The callers waiting now, for every key.
+	 * @return how many
+	 */
+	public int waiting() {
+		return this.queues.waiting();
+	}
+
+	/**
+	 * Permits granted to callers that had given up (interrupted, cancelled, or out of time while their call was in
+	 * flight) that no other caller in line could take: taken from the limit and not used.
+	 * @return how many grants since this limiter was created
+	 */
+	public long abandoned() {
+		return this.abandoned.sum();
+	}
+
+	private final class Attempt implements PermitQueues.Attempt<Decision> {
+
+		private final String key;
+
+		private final long permits;
+
+		Attempt(String key, long permits) {
+			this.key = key;
+			this.permits = permits;
+		}
+
+		@Override
+		public java.util.concurrent.CompletionStage<Decision> call() {
+			Decision leased = WaitingRateLimiter.this.limiter.tryFromLease(this.key, this.permits);
+			return (leased != null) ? CompletableFuture.completedFuture(leased)
+					: WaitingRateLimiter.this.limiter.tryAcquireAsync(this.key, this.permits);
+		}
+
+		@Override
+		public boolean admitted(Decision answer) {
+			return answer.allowed();
+		}
+
+		@Override
+		public @Nullable Duration retryAfter(Decision refusal) {
+			return refusal.satisfiable() ? refusal.retryAfter() : null;
+		}
+
+	}
+
+}

@@ -1,0 +1,285 @@
+package io.github.ratelimit.core.wait;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.junit.jupiter.api.Test;
+
+import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.Policy;
+import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Waiting for permits on a real in-memory limiter: arrival order, one caller asking at a time, giving up at once when
+ * the next permit is out of reach, the maximum wait, interrupts and cancellation, and a permit granted to a caller that
+ * gave up going to the next one. No assertion bounds how fast a busy machine runs: order and counts, not durations,
+ * except that a wait never ends before the permit it waits for.
+ */
+class WaitingRateLimiterTests {
+
+	private final InMemoryRateLimiterBackend backend = new InMemoryRateLimiterBackend();
+
+	@Test
+	void callersOfOneKeyAreServedInArrivalOrderOneCallAtATime() throws Exception {
+		Counted limiter = new Counted(this.backend.create(Policy.of("steady", Algorithm.GCRA, "20/1s")));
+		drain(limiter, "k");
+		WaitingRateLimiter waiting = new WaitingRateLimiter(limiter);
+		List<Integer> order = new CopyOnWriteArrayList<>();
+		List<CompletableFuture<Decision>> all = new ArrayList<>();
+		long start = System.nanoTime();
+		for (int i = 0; i < 8; i++) {
+			int caller = i;
+			all.add(waiting.acquireAsync("k", 1, Duration.ofSeconds(30)).whenComplete((decision, error) -> order.add(caller)));
+		}
+		CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+		assertThat(all).allSatisfy((decision) -> assertThat(decision.join().allowed()).isTrue());
+		assertThat(order).containsExactly(0, 1, 2, 3, 4, 5, 6, 7);
+		// 8 permits at 20 a second after the bucket was drained: at least 7 intervals of 50 ms
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(350));
+		assertThat(limiter.mostInFlight.get()).as("callers in line never ask at once").isEqualTo(1);
+		assertThat(waiting.waiting()).isZero();
+	}
+
+	@Test
+	void aCallerWhoseNextPermitIsOutOfReachIsRefusedAtOnceWithOneCall() {
+		Counted limiter = new Counted(this.backend.create(Policy.of("slow", Algorithm.FIXED_WINDOW, "1/1h")));
+		WaitingRateLimiter waiting = new WaitingRateLimiter(limiter);
+		assertThat(waiting.acquire("k", 1, Duration.ofSeconds(5)).allowed()).isTrue();
+		Decision refused = waiting.acquire("k", 1, Duration.ofSeconds(5));
+		assertThat(refused.allowed()).isFalse();
+		assertThat(refused.retryAfter()).isGreaterThan(Duration.ofSeconds(5));
+		assertThat(limiter.calls.get()).isEqualTo(2);
+	}
+
+	@Test
+	void aCostAboveTheCapacityIsRefusedAtOnce() {
+		Counted limiter = new Counted(this.backend.create(Policy.of("small", Algorithm.TOKEN_BUCKET, "3/1s")));
+		Decision refused = new WaitingRateLimiter(limiter).acquire("k", 4, Duration.ofSeconds(30));
+		assertThat(refused.allowed()).isFalse();
+		assertThat(refused.satisfiable()).isFalse();
+		assertThat(limiter.calls.get()).isEqualTo(1);
+	}
+
+	@Test
+	void aZeroWaitAsksOnce() {
+		Counted limiter = new Counted(this.backend.create(Policy.of("once", Algorithm.FIXED_WINDOW, "1/1h")));
+		WaitingRateLimiter waiting = new WaitingRateLimiter(limiter);
+		assertThat(waiting.acquire("k", 1, Duration.ZERO).allowed()).isTrue();
+		assertThat(waiting.acquire("k", 1, Duration.ZERO).allowed()).isFalse();
+		assertThat(limiter.calls.get()).isEqualTo(2);
+		assertThatThrownBy(() -> waiting.acquire("k", 1, Duration.ofMillis(-1)))
+			.isInstanceOf(IllegalArgumentException.class);
+		assertThatThrownBy(() -> waiting.acquire("k", 0, Duration.ofSeconds(1)))
+			.isInstanceOf(IllegalArgumentException.class);
+	}
+
+	@Test
+	void aCallerInLineGivesUpAtItsMaximumWaitBeforeTheHeadIsServed() throws Exception {
+		// one permit every 2 s: the head waits about 2 s; the caller behind it may wait 300 ms only
+		Counted limiter = new Counted(this.backend.create(Policy.of("sparse", Algorithm.GCRA, "1/2s")));
+		drain(limiter, "k");
+		WaitingRateLimiter waiting = new WaitingRateLimiter(limiter);
+		CompletableFuture<Decision> head = waiting.acquireAsync("k", 1, Duration.ofSeconds(30));
+		long start = System.nanoTime();
+		CompletableFuture<Decision> behind = waiting.acquireAsync("k", 1, Duration.ofMillis(300));
+		Decision gaveUp = behind.get(30, TimeUnit.SECONDS);
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(300));
+		assertThat(gaveUp.allowed()).isFalse();
+		assertThat(head).isNotDone();
+		assertThat(head.get(30, TimeUnit.SECONDS).allowed()).isTrue();
+		assertThat(limiter.mostInFlight.get()).isEqualTo(1);
+	}
+
+	@Test
+	void anInterruptedCallerGivesItsPlaceUpAndKeepsTheFlag() throws Exception {
+		Counted limiter = new Counted(this.backend.create(Policy.of("rare", Algorithm.GCRA, "1/10s")));
+		drain(limiter, "k");
+		WaitingRateLimiter waiting = new WaitingRateLimiter(limiter);
+		AtomicReference<Throwable> thrown = new AtomicReference<>();
+		AtomicReference<Boolean> flag = new AtomicReference<>();
+		CountDownLatch started = new CountDownLatch(1);
+		Thread caller = new Thread(() -> {
+			started.countDown();
+			try {
+				waiting.acquire("k", 1, Duration.ofSeconds(30));
+			}
+			catch (Throwable ex) {
+				thrown.set(ex);
+			}
+			flag.set(Thread.currentThread().isInterrupted());
+		});
+		caller.start();
+		started.await();
+		while (waiting.waiting() == 0) {
+			Thread.onSpinWait();
+		}
+		caller.interrupt();
+		caller.join(30_000);
+		assertThat(thrown.get()).isInstanceOf(CancellationException.class);
+		assertThat(flag.get()).isTrue();
+		assertThat(waiting.waiting()).isZero();
+	}
+
+	@Test
+	void aPermitGrantedToACallerThatGaveUpGoesToTheNextAskingAsMuch() throws Exception {
+		Held limiter = new Held(this.backend.create(Policy.of("handed", Algorithm.FIXED_WINDOW, "1/1h")));
+		limiter.answers.add(CompletableFuture.completedFuture(refusal(limiter, Duration.ofMillis(20))));
+		CompletableFuture<Decision> inFlight = new CompletableFuture<>();
+		limiter.answers.add(inFlight);
+		WaitingRateLimiter waiting = new WaitingRateLimiter(limiter);
+		CompletableFuture<Decision> first = waiting.acquireAsync("k", 1, Duration.ofMillis(200));
+		CompletableFuture<Decision> second = waiting.acquireAsync("k", 1, Duration.ofSeconds(30));
+		// the first gives up while its second call is in flight, with the refusal it had
+		assertThat(first.get(30, TimeUnit.SECONDS).allowed()).isFalse();
+		assertThat(second).isNotDone();
+		Decision admission = this.backend.create(Policy.of("grant", Algorithm.FIXED_WINDOW, "5/1h")).tryAcquire("g");
+		inFlight.complete(admission);
+		assertThat(second.get(30, TimeUnit.SECONDS)).isSameAs(admission);
+		assertThat(limiter.calls.get()).as("the second caller did not ask").isEqualTo(2);
+		assertThat(waiting.abandoned()).isZero();
+	}
+
+	@Test
+	void aPermitGrantedToACallerThatGaveUpWithNobodyBehindIsCountedAbandoned() throws Exception {
+		Held limiter = new Held(this.backend.create(Policy.of("lost", Algorithm.FIXED_WINDOW, "1/1h")));
+		limiter.answers.add(CompletableFuture.completedFuture(refusal(limiter, Duration.ofMillis(20))));
+		CompletableFuture<Decision> inFlight = new CompletableFuture<>();
+		limiter.answers.add(inFlight);
+		WaitingRateLimiter waiting = new WaitingRateLimiter(limiter);
+		CompletableFuture<Decision> first = waiting.acquireAsync("k", 1, Duration.ofMillis(200));
+		assertThat(first.get(30, TimeUnit.SECONDS).allowed()).isFalse();
+		inFlight.complete(this.backend.create(Policy.of("grant", Algorithm.FIXED_WINDOW, "5/1h")).tryAcquire("g"));
+		assertThat(waiting.abandoned()).isEqualTo(1);
+		assertThat(waiting.waiting()).isZero();
+	}
+
+	@Test
+	void manyThreadsWaitingOnOneKeyAreAllServedAtAboutOneCallPerPermit() throws Exception {
+		// 20 permits a second in fixed windows; 8 threads each wanting 5: 40 permits over 2 to 3 windows
+		Counted limiter = new Counted(this.backend.create(Policy.of("shared", Algorithm.FIXED_WINDOW, "20/1s")));
+		WaitingRateLimiter waiting = new WaitingRateLimiter(limiter);
+		AtomicInteger admitted = new AtomicInteger();
+		List<Thread> threads = new ArrayList<>();
+		for (int t = 0; t < 8; t++) {
+			Thread thread = new Thread(() -> {
+				for (int i = 0; i < 5; i++) {
+					if (waiting.acquire("k", 1, Duration.ofSeconds(30)).allowed()) {
+						admitted.incrementAndGet();
+					}
+				}
+			});
+			thread.start();
+			threads.add(thread);
+		}
+		for (Thread thread : threads) {
+			thread.join(60_000);
+		}
+		assertThat(admitted.get()).isEqualTo(40);
+		assertThat(limiter.admitted.get()).isEqualTo(40);
+		// one refusal per window boundary at most (the head's, which tells it when the window turns): the windows
+		// spanned are at most 4, whatever the machine's speed
+		assertThat(limiter.calls.get()).isBetween(40, 46);
+		assertThat(limiter.mostInFlight.get()).isEqualTo(1);
+		assertThat(waiting.abandoned()).isZero();
+	}
+
+	private static void drain(RateLimiter limiter, String key) {
+		while (limiter.tryAcquire(key).allowed()) {
+			// take every permit in hand
+		}
+	}
+
+	private static Decision refusal(RateLimiter limiter, Duration retryAfter) {
+		Decision decision = limiter.peek("refused");
+		return new Decision(false, decision.limit(), 0, retryAfter, retryAfter, retryAfter, true,
+				List.of(decision.limit()));
+	}
+
+	/**
+	 * A real limiter, counted: its calls, its admissions, the most calls in flight at once.
+	 */
+	static class Counted implements RateLimiter {
+
+		final RateLimiter real;
+
+		final AtomicInteger calls = new AtomicInteger();
+
+		final AtomicInteger admitted = new AtomicInteger();
+
+		final AtomicInteger inFlight = new AtomicInteger();
+
+		final AtomicInteger mostInFlight = new AtomicInteger();
+
+		Counted(RateLimiter real) {
+			this.real = real;
+		}
+
+		@Override
+		public Policy policy() {
+			return this.real.policy();
+		}
+
+		@Override
+		public CompletionStage<Decision> tryAcquireAsync(String key, long permits) {
+			this.calls.incrementAndGet();
+			this.mostInFlight.accumulateAndGet(this.inFlight.incrementAndGet(), Math::max);
+			return answer(key, permits).whenComplete((decision, error) -> {
+				this.inFlight.decrementAndGet();
+				if (decision != null && decision.allowed()) {
+					this.admitted.incrementAndGet();
+				}
+			});
+		}
+
+		CompletionStage<Decision> answer(String key, long permits) {
+			return this.real.tryAcquireAsync(key, permits);
+		}
+
+		@Override
+		public Decision peek(String key) {
+			return this.real.peek(key);
+		}
+
+		@Override
+		public void reset(String key) {
+			this.real.reset(key);
+		}
+
+	}
+
+	/**
+	 * A limiter whose answers the test gives, in order.
+	 */
+	static final class Held extends Counted {
+
+		final BlockingQueue<CompletableFuture<Decision>> answers = new LinkedBlockingQueue<>();
+
+		Held(RateLimiter real) {
+			super(real);
+		}
+
+		@Override
+		CompletionStage<Decision> answer(String key, long permits) {
+			CompletableFuture<Decision> next = this.answers.poll();
+			return (next != null) ? next : CompletableFuture.failedFuture(new IllegalStateException("no answer"));
+		}
+
+	}
+
+}
