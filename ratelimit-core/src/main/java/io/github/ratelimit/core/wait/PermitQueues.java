@@ -11,6 +11,8 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 import org.jspecify.annotations.Nullable;
@@ -31,8 +33,8 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * A permit granted to a caller that gave up while its call was in flight (its maximum wait passed, it was cancelled
  * or interrupted) goes to the next caller in its line that asks for as many permits; when there is none, it is
- * reported as {@linkplain Events#abandoned abandoned}. Delays hold no thread: a sleeping caller is a task of the JDK's
- * delay scheduler ({@link CompletableFuture#delayedExecutor}) that continues on the caller's executor.
+ * reported as {@linkplain Events#abandoned abandoned}. Delays hold no thread: a sleeping caller is a task of one shared
+ * daemon timer thread ({@code ratelimit-wait-timer}) that continues on the caller's executor.
  * <p>
  * Thread-safe; a line exists only while it has callers.
  *
@@ -42,6 +44,12 @@ public final class PermitQueues<T> {
 
 	/** The shortest sleep between two calls of a caller, so that a refusal with no wait never spins. */
 	static final long SHORTEST_SLEEP_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
+
+	/**
+	 * The timer of every sleep and maximum wait: one daemon thread that only hands tasks to the callers' executors,
+	 * whose cancelled tasks leave its queue at once (a caller admitted at once leaves no task behind).
+	 */
+	private static final ScheduledThreadPoolExecutor TIMER = timer();
 
 	private final ConcurrentMap<Object, Line> lines = new ConcurrentHashMap<>();
 
@@ -95,8 +103,14 @@ public final class PermitQueues<T> {
 				cancelled(waiter);
 			}
 		});
-		CompletableFuture.delayedExecutor(maxWaitNanos, TimeUnit.NANOSECONDS, continuation)
-			.execute(() -> expire(waiter));
+		Future<?> deadline = TIMER.schedule(() -> hand(waiter, () -> expire(waiter)), maxWaitNanos,
+				TimeUnit.NANOSECONDS);
+		synchronized (waiter.line) {
+			waiter.deadlineTask = deadline;
+			if (waiter.ended) {
+				deadline.cancel(false);
+			}
+		}
 		if (head) {
 			call(waiter);
 		}
@@ -180,8 +194,8 @@ public final class PermitQueues<T> {
 						leave(line, waiter, after);
 					}
 					else {
-						after.add(() -> CompletableFuture.delayedExecutor(sleep, TimeUnit.NANOSECONDS,
-								waiter.continuation).execute(() -> call(waiter)));
+						waiter.sleepTask = TIMER.schedule(() -> hand(waiter, () -> call(waiter)), sleep,
+								TimeUnit.NANOSECONDS);
 					}
 				}
 			}
@@ -254,6 +268,8 @@ public final class PermitQueues<T> {
 
 	private void end(Line line, Waiter waiter, Ending ending, List<Runnable> after) {
 		waiter.ended = true;
+		cancel(waiter.deadlineTask);
+		cancel(waiter.sleepTask);
 		long waited = System.nanoTime() - waiter.started;
 		after.add(() -> this.events.ended(waiter.key, Duration.ofNanos(Math.max(0, waited)), ending));
 	}
@@ -271,7 +287,8 @@ public final class PermitQueues<T> {
 		}
 		Waiter head = line.waiters.peekFirst();
 		if (wasHead && head != null && !head.calling && !head.ended) {
-			after.add(() -> head.continuation.execute(() -> call(head)));
+			// through the timer's queue, so that a line of callers admitted at once never nests one call in another
+			after.add(() -> TIMER.execute(() -> hand(head, () -> call(head))));
 		}
 	}
 
@@ -280,6 +297,43 @@ public final class PermitQueues<T> {
 			// cancelled between its end and this completion: the permit is nobody's
 			this.events.abandoned(waiter.key, value);
 		}
+	}
+
+	/**
+	 * Hands a timer's task to the caller's executor; one that refuses it (shut down) ends the caller's wait with that
+	 * failure rather than leaving it waiting.
+	 */
+	private void hand(Waiter waiter, Runnable task) {
+		try {
+			waiter.continuation.execute(task);
+		}
+		catch (RuntimeException ex) {
+			waiter.result.completeExceptionally(ex);
+		}
+	}
+
+	/**
+	 * The executor of the waiting callers' timer thread, for callers whose calls do not block.
+	 * @return the executor
+	 */
+	static Executor timerExecutor() {
+		return TIMER::execute;
+	}
+
+	private static void cancel(@Nullable Future<?> task) {
+		if (task != null) {
+			task.cancel(false);
+		}
+	}
+
+	private static ScheduledThreadPoolExecutor timer() {
+		ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, (task) -> {
+			Thread thread = new Thread(task, "ratelimit-wait-timer");
+			thread.setDaemon(true);
+			return thread;
+		});
+		timer.setRemoveOnCancelPolicy(true);
+		return timer;
 	}
 
 	private static long saturatedNanos(Duration duration) {
@@ -418,6 +472,12 @@ public final class PermitQueues<T> {
 		boolean expired;
 
 		@Nullable T lastRefusal;
+
+		/** The task that ends the wait at its maximum, cancelled when the wait ends. */
+		@Nullable Future<?> deadlineTask;
+
+		/** The task that wakes the caller from its sleep, cancelled when the wait ends. */
+		@Nullable Future<?> sleepTask;
 
 		Waiter(Object key, long permits, Attempt<T> attempt, Executor continuation, long started, long deadline) {
 			this.key = key;

@@ -48,11 +48,11 @@ public final class WaitingRateLimiter {
 
 	/**
 	 * Waits for permits of a limiter whose calls do not block (in memory, Redis through Lettuce): a caller's later
-	 * calls are made on the JDK's delay scheduler thread, which must not block.
+	 * calls are made on the waiting callers' one timer thread, which must not block.
 	 * @param limiter the limiter
 	 */
 	public WaitingRateLimiter(RateLimiter limiter) {
-		this(limiter, Runnable::run);
+		this(limiter, PermitQueues.timerExecutor());
 	}
 
 	/**
@@ -115,7 +115,7 @@ public final class WaitingRateLimiter {
 	 * @param permits the cost, at least 1
 	 * @param maxWait the longest to wait; zero asks once, as {@link RateLimiter#tryAcquireAsync(String, long)}
 	 * @return the decision, as for {@link #acquire}; completed exceptionally with the backend's failure. It completes
-	 * on the backend client's thread or the delay scheduler's: chain with the {@code *Async} methods for work that
+	 * on the backend client's thread or the waiting callers' timer thread: chain with the {@code *Async} methods for work that
 	 * blocks. Cancelling it gives the caller's place up.
 	 */
 	public CompletableFuture<Decision> acquireAsync(String key, long permits, Duration maxWait) {
