@@ -19,7 +19,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Callers waiting for permits, in one line per key (a policy's client, say), each served in arrival order: the one
- * place that waits for a permit, for {@link WaitingRateLimiter} and for the Spring integration's decision chain.
+ * place that waits for a permit, for {@link io.github.ratelimit.core.WaitingRateLimiter} and for the Spring
+ * integration's decision chain.
  * <p>
  * Only the caller at the head of a line asks the backend; the others wait behind it without a call of their own, so
  * waiters never all wake and ask at once. The head asks, and when refused sleeps exactly until the next permit as the
@@ -71,19 +72,21 @@ public final class PermitQueues<T> {
 	 * @param maxWait the longest the caller waits, positive
 	 * @param attempt one call to the backend, and how to read its answer
 	 * @param continuation where the caller's calls after the first run, and where its answer completes when it was not
-	 * complete at once (the caller's own thread for a blocking caller, an executor of the application's otherwise)
+	 * complete at once (the caller's own thread for a blocking caller, an executor of the application's otherwise), or
+	 * {@code null} for the waiting callers' one timer thread (for calls that do not block)
 	 * @return the answer that ended the wait: an admission, the refusal of a caller that could not be admitted in
 	 * time, or the refusal that no wait can change; completed exceptionally when an attempt fails. Cancelling it gives
 	 * the caller's place up.
 	 */
 	public CompletableFuture<T> acquire(Object key, long permits, Duration maxWait, Attempt<T> attempt,
-			Executor continuation) {
+			@Nullable Executor continuation) {
 		if (maxWait.isNegative() || maxWait.isZero()) {
 			throw new IllegalArgumentException("A wait must be positive, not " + maxWait);
 		}
 		long now = System.nanoTime();
 		long maxWaitNanos = saturatedNanos(maxWait);
-		Waiter waiter = new Waiter(key, permits, attempt, continuation, now, now + maxWaitNanos);
+		Waiter waiter = new Waiter(key, permits, attempt, (continuation != null) ? continuation : TIMER::execute, now,
+				now + maxWaitNanos);
 		boolean head;
 		while (true) {
 			Line line = this.lines.computeIfAbsent(key, (k) -> new Line());
@@ -310,14 +313,6 @@ public final class PermitQueues<T> {
 		catch (RuntimeException ex) {
 			waiter.result.completeExceptionally(ex);
 		}
-	}
-
-	/**
-	 * The executor of the waiting callers' timer thread, for callers whose calls do not block.
-	 * @return the executor
-	 */
-	static Executor timerExecutor() {
-		return TIMER::execute;
 	}
 
 	private static void cancel(@Nullable Future<?> task) {
