@@ -230,7 +230,9 @@ run_worker() {
 	done
 	from=$(($(date +%s) + 1))
 	echo "   $WORKERS workers are up; counting the stub's calls in the $DURATION seconds from $(printf '%(%T)T' "$from")"
-	sleep_until "$from"
+	# the workers' counts from their once-a-second summary lines, read at the same moment of the first second and of
+	# the second after the last, so that $DURATION lines of each worker lie between the two readings
+	sleep_until "$from" 0.25
 	for ((i = 1; i <= WORKERS; i++)); do
 		read -r started_asked[i] _ started_gave_up[i] <<< "$(job_counts "$LOGS/worker-$i.log")"
 	done
@@ -260,8 +262,8 @@ run_worker() {
 	echo "   -> the stub received $total calls in $DURATION s: $(ratio "$total" "$DURATION")/s against a limit of" \
 		"$RATE/s ($(ratio "$((100 * total))" "$((RATE * DURATION))")% of it), $most;"
 	echo "      the $WORKERS workers asked for $((WORKERS * DEMAND)) calls/s ($WORKERS x $DEMAND," \
-		"$(ratio "$((WORKERS * DEMAND))" "$RATE") times the limit; their logs say $(ratio "$asked" "$DURATION")/s)," \
-		"and $gave_up of their calls gave up after waiting 2 s for a permit"
+		"$(ratio "$((WORKERS * DEMAND))" "$RATE") times the limit; their logs counted $(ratio "$asked" "$DURATION")/s)," \
+		"and $gave_up of their calls gave up (no permit within 2 s)"
 	stop_all
 }
 

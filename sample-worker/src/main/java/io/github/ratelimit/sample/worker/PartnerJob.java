@@ -45,6 +45,9 @@ public class PartnerJob implements SmartLifecycle {
 
 	private @Nullable ScheduledExecutorService scheduler;
 
+	/** Guards {@link #logged}; not the job's own monitor, which {@link #stop()} holds while the scheduler ends. */
+	private final Object summary = new Object();
+
 	private Counts logged = new Counts(0, 0, 0, 0);
 
 	PartnerJob(PartnerClient client, WorkerProperties properties) {
@@ -99,7 +102,7 @@ public class PartnerJob implements SmartLifecycle {
 
 	private void call() {
 		this.asked.incrementAndGet();
-		CompletableFuture<String> call = this.client.call();
+		CompletableFuture<String> call = startCall();
 		this.pending.add(call);
 		call.whenComplete((answer, error) -> {
 			this.pending.remove(call);
@@ -118,11 +121,25 @@ public class PartnerJob implements SmartLifecycle {
 		});
 	}
 
+	/** A call's future, also when the call throws: counted, and the schedule goes on (a task that throws ends it). */
+	private CompletableFuture<String> startCall() {
+		try {
+			return this.client.call();
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
 	/** One line a second, never a stack trace per call: a refused call is the expected overflow, not an error. */
-	private synchronized void logSummary() {
-		Counts now = counts();
-		Counts before = this.logged;
-		this.logged = now;
+	private void logSummary() {
+		Counts now;
+		Counts before;
+		synchronized (this.summary) {
+			now = counts();
+			before = this.logged;
+			this.logged = now;
+		}
 		String line = String.format("last second: asked %d, made %d, gave up %d (no permit within 2 s); since start: "
 				+ "asked %d, made %d, gave up %d", now.asked() - before.asked(), now.made() - before.made(),
 				now.gaveUp() - before.gaveUp(), now.asked(), now.made(), now.gaveUp());

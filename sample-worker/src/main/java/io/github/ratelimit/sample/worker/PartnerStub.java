@@ -71,7 +71,7 @@ public final class PartnerStub implements AutoCloseable {
 			long calls = stub.calls(second);
 			if (calls > 0) {
 				LocalTime time = LocalTime.ofInstant(Instant.ofEpochSecond(second), ZoneId.systemDefault());
-				System.out.println(time.truncatedTo(ChronoUnit.SECONDS) + " " + calls + " calls");
+				System.out.println(time.truncatedTo(ChronoUnit.SECONDS) + " " + calls + ((calls == 1) ? " call" : " calls"));
 			}
 			second++;
 		}
