@@ -98,6 +98,7 @@ final class BenchmarkReport {
 		leases();
 		http();
 		gateway();
+		waiting();
 		method();
 		misses();
 		return this.out.toString();
@@ -194,6 +195,14 @@ final class BenchmarkReport {
 					+ Spread.ratio(GatewayReport.EXACT_TARGET) + " unlimited, leased ≥ "
 					+ Spread.ratio(GatewayReport.LEASED_TARGET) + " | not measured: " + this.results.gatewaySkipped
 					+ " | - |");
+		}
+		WaitingPermits.Result waiting = this.results.waiting;
+		if (waiting != null) {
+			new WaitingReport(waiting).targets().forEach(this::targetRow);
+		}
+		else {
+			line("| waiting: ours ≥ " + WaitingReport.percent(WaitingReport.UTILISATION_TARGET) + " of the rate, "
+					+ "never over it, fewer Redis calls per permit than Redisson | not measured | - |");
 		}
 		for (Algorithm algorithm : List.of(Algorithm.TOKEN_BUCKET, Algorithm.GCRA, Algorithm.FIXED_WINDOW)) {
 			double target = USEC_TARGETS.get(algorithm);
@@ -670,6 +679,18 @@ final class BenchmarkReport {
 			return;
 		}
 		new GatewayReport(gateway, this.settings).section().forEach(this::line);
+	}
+
+	private void waiting() {
+		WaitingPermits.Result waiting = this.results.waiting;
+		if (waiting == null) {
+			line("## Waiting for a permit");
+			line("");
+			line("Not measured.");
+			line("");
+			return;
+		}
+		new WaitingReport(waiting).section().forEach(this::line);
 	}
 
 	private String wrkOptions() {
