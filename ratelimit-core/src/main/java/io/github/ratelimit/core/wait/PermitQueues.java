@@ -11,13 +11,16 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 import org.jspecify.annotations.Nullable;
 
 /**
  * Callers waiting for permits, in one line per key (a policy's client, say), each served in arrival order: the one
- * place that waits for a permit, for {@link WaitingRateLimiter} and for the Spring integration's decision chain.
+ * place that waits for a permit, for {@link io.github.ratelimit.core.WaitingRateLimiter} and for the Spring
+ * integration's decision chain.
  * <p>
  * Only the caller at the head of a line asks the backend; the others wait behind it without a call of their own, so
  * waiters never all wake and ask at once. The head asks, and when refused sleeps exactly until the next permit as the
@@ -31,8 +34,8 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * A permit granted to a caller that gave up while its call was in flight (its maximum wait passed, it was cancelled
  * or interrupted) goes to the next caller in its line that asks for as many permits; when there is none, it is
- * reported as {@linkplain Events#abandoned abandoned}. Delays hold no thread: a sleeping caller is a task of the JDK's
- * delay scheduler ({@link CompletableFuture#delayedExecutor}) that continues on the caller's executor.
+ * reported as {@linkplain Events#abandoned abandoned}. Delays hold no thread: a sleeping caller is a task of one shared
+ * daemon timer thread ({@code ratelimit-wait-timer}) that continues on the caller's executor.
  * <p>
  * Thread-safe; a line exists only while it has callers.
  *
@@ -42,6 +45,12 @@ public final class PermitQueues<T> {
 
 	/** The shortest sleep between two calls of a caller, so that a refusal with no wait never spins. */
 	static final long SHORTEST_SLEEP_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
+
+	/**
+	 * The timer of every sleep and maximum wait: one daemon thread that only hands tasks to the callers' executors,
+	 * whose cancelled tasks leave its queue at once (a caller admitted at once leaves no task behind).
+	 */
+	private static final ScheduledThreadPoolExecutor TIMER = timer();
 
 	private final ConcurrentMap<Object, Line> lines = new ConcurrentHashMap<>();
 
@@ -63,19 +72,21 @@ public final class PermitQueues<T> {
 	 * @param maxWait the longest the caller waits, positive
 	 * @param attempt one call to the backend, and how to read its answer
 	 * @param continuation where the caller's calls after the first run, and where its answer completes when it was not
-	 * complete at once (the caller's own thread for a blocking caller, an executor of the application's otherwise)
+	 * complete at once (the caller's own thread for a blocking caller, an executor of the application's otherwise), or
+	 * {@code null} for the waiting callers' one timer thread (for calls that do not block)
 	 * @return the answer that ended the wait: an admission, the refusal of a caller that could not be admitted in
 	 * time, or the refusal that no wait can change; completed exceptionally when an attempt fails. Cancelling it gives
 	 * the caller's place up.
 	 */
 	public CompletableFuture<T> acquire(Object key, long permits, Duration maxWait, Attempt<T> attempt,
-			Executor continuation) {
+			@Nullable Executor continuation) {
 		if (maxWait.isNegative() || maxWait.isZero()) {
 			throw new IllegalArgumentException("A wait must be positive, not " + maxWait);
 		}
 		long now = System.nanoTime();
 		long maxWaitNanos = saturatedNanos(maxWait);
-		Waiter waiter = new Waiter(key, permits, attempt, continuation, now, now + maxWaitNanos);
+		Waiter waiter = new Waiter(key, permits, attempt, (continuation != null) ? continuation : TIMER::execute, now,
+				now + maxWaitNanos);
 		boolean head;
 		while (true) {
 			Line line = this.lines.computeIfAbsent(key, (k) -> new Line());
@@ -95,8 +106,14 @@ public final class PermitQueues<T> {
 				cancelled(waiter);
 			}
 		});
-		CompletableFuture.delayedExecutor(maxWaitNanos, TimeUnit.NANOSECONDS, continuation)
-			.execute(() -> expire(waiter));
+		Future<?> deadline = TIMER.schedule(() -> hand(waiter, () -> expire(waiter)), maxWaitNanos,
+				TimeUnit.NANOSECONDS);
+		synchronized (waiter.line) {
+			waiter.deadlineTask = deadline;
+			if (waiter.ended) {
+				deadline.cancel(false);
+			}
+		}
 		if (head) {
 			call(waiter);
 		}
@@ -180,8 +197,8 @@ public final class PermitQueues<T> {
 						leave(line, waiter, after);
 					}
 					else {
-						after.add(() -> CompletableFuture.delayedExecutor(sleep, TimeUnit.NANOSECONDS,
-								waiter.continuation).execute(() -> call(waiter)));
+						waiter.sleepTask = TIMER.schedule(() -> hand(waiter, () -> call(waiter)), sleep,
+								TimeUnit.NANOSECONDS);
 					}
 				}
 			}
@@ -254,6 +271,8 @@ public final class PermitQueues<T> {
 
 	private void end(Line line, Waiter waiter, Ending ending, List<Runnable> after) {
 		waiter.ended = true;
+		cancel(waiter.deadlineTask);
+		cancel(waiter.sleepTask);
 		long waited = System.nanoTime() - waiter.started;
 		after.add(() -> this.events.ended(waiter.key, Duration.ofNanos(Math.max(0, waited)), ending));
 	}
@@ -271,7 +290,8 @@ public final class PermitQueues<T> {
 		}
 		Waiter head = line.waiters.peekFirst();
 		if (wasHead && head != null && !head.calling && !head.ended) {
-			after.add(() -> head.continuation.execute(() -> call(head)));
+			// through the timer's queue, so that a line of callers admitted at once never nests one call in another
+			after.add(() -> TIMER.execute(() -> hand(head, () -> call(head))));
 		}
 	}
 
@@ -280,6 +300,35 @@ public final class PermitQueues<T> {
 			// cancelled between its end and this completion: the permit is nobody's
 			this.events.abandoned(waiter.key, value);
 		}
+	}
+
+	/**
+	 * Hands a timer's task to the caller's executor; one that refuses it (shut down) ends the caller's wait with that
+	 * failure rather than leaving it waiting.
+	 */
+	private void hand(Waiter waiter, Runnable task) {
+		try {
+			waiter.continuation.execute(task);
+		}
+		catch (RuntimeException ex) {
+			waiter.result.completeExceptionally(ex);
+		}
+	}
+
+	private static void cancel(@Nullable Future<?> task) {
+		if (task != null) {
+			task.cancel(false);
+		}
+	}
+
+	private static ScheduledThreadPoolExecutor timer() {
+		ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, (task) -> {
+			Thread thread = new Thread(task, "ratelimit-wait-timer");
+			thread.setDaemon(true);
+			return thread;
+		});
+		timer.setRemoveOnCancelPolicy(true);
+		return timer;
 	}
 
 	private static long saturatedNanos(Duration duration) {
@@ -418,6 +467,12 @@ public final class PermitQueues<T> {
 		boolean expired;
 
 		@Nullable T lastRefusal;
+
+		/** The task that ends the wait at its maximum, cancelled when the wait ends. */
+		@Nullable Future<?> deadlineTask;
+
+		/** The task that wakes the caller from its sleep, cancelled when the wait ends. */
+		@Nullable Future<?> sleepTask;
 
 		Waiter(Object key, long permits, Attempt<T> attempt, Executor continuation, long started, long deadline) {
 			this.key = key;

@@ -3,12 +3,15 @@ package io.github.ratelimit.docs.api;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
 
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.core.WaitingRateLimiter;
 import io.github.ratelimit.core.lease.LeaseSettings;
 import io.github.ratelimit.core.lease.LeaseStats;
 import io.github.ratelimit.core.lease.LeasedRateLimiter;
@@ -101,6 +104,31 @@ class ProgrammaticApiTests {
 			// end::leased[]
 			assertThat(decision.allowed()).isTrue();
 			assertThat(stats.renewals()).isEqualTo(1);
+		}
+	}
+
+	@Test
+	void waitingLimiterWaitsForItsPermit() throws Exception {
+		try (RedisRateLimiterBackend backend = new RedisRateLimiterBackend(this.lettuce, "ratelimit",
+				TestRedis.TIMEOUT)) {
+			Policy policy = Policy.of("partner-" + this.apiKey, Algorithm.TOKEN_BUCKET, "5/1s");
+			long start = System.nanoTime(); // before the first permit
+			// tag::waiting[]
+			WaitingRateLimiter partner = new WaitingRateLimiter(backend.create(policy));
+			Decision decision = partner.acquire("partner-api", 1, Duration.ofSeconds(2)); // waits up to 2 s
+			if (decision.allowed()) {
+				// call the partner: at most 5 calls a second across every instance
+			}
+			CompletableFuture<Decision> later = partner.acquireAsync("partner-api", 1, Duration.ofSeconds(2));
+			// end::waiting[]
+			assertThat(decision.allowed()).isTrue();
+			assertThat(later.get(30, TimeUnit.SECONDS).allowed()).isTrue();
+			for (int i = 0; i < 5; i++) {
+				assertThat(partner.acquire("partner-api", 1, Duration.ofSeconds(10)).allowed()).isTrue();
+			}
+			// 7 permits of a full bucket of 5 refilled 5 a second: the 7th comes 400 ms after the first
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(350));
+			assertThat(partner.acquire("partner-api", 6, Duration.ofSeconds(10)).satisfiable()).isFalse();
 		}
 	}
 

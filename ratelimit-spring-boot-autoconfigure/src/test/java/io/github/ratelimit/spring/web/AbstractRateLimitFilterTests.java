@@ -1,5 +1,6 @@
 package io.github.ratelimit.spring.web;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -31,7 +32,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 				"ratelimit.policies.wide.limits=10/1h", "ratelimit.policies.narrow.paths=/api/two/narrow",
 				"ratelimit.policies.narrow.limits=1/1h", "ratelimit.policies.outer.paths=/api/pair/**",
 				"ratelimit.policies.outer.limits=1/1h", "ratelimit.policies.inner.paths=/api/pair/inner",
-				"ratelimit.policies.inner.limits=10/1h" })
+				"ratelimit.policies.inner.limits=10/1h", "ratelimit.policies.paced.paths=/api/paced",
+				"ratelimit.policies.paced.limits=1/200ms", "ratelimit.policies.paced.max-wait=10s" })
 @AutoConfigureMockMvc
 abstract class AbstractRateLimitFilterTests {
 
@@ -50,6 +52,15 @@ abstract class AbstractRateLimitFilterTests {
 			.hasHeader("X-RateLimit-Remaining", "4")
 			.hasHeader("X-RateLimit-Reset", "2")
 			.doesNotContainHeader("Retry-After");
+	}
+
+	@Test
+	void aRequestOfAPolicyThatMayWaitShouldWaitForItsPermitAndBeAdmitted() {
+		long start = System.nanoTime(); // before the first permit: the second comes 200 ms after it
+		assertThat(get("/api/paced")).hasStatusOk();
+		assertThat(get("/api/paced")).hasStatusOk().hasHeader("X-RateLimit-Remaining", "0");
+		// the second request waited for its permit on its servlet thread
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(100));
 	}
 
 	@Test

@@ -1,17 +1,13 @@
-package io.github.ratelimit.core.wait;
+package io.github.ratelimit.core;
 
 import java.time.Duration;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.LongAdder;
 
 import org.jspecify.annotations.Nullable;
 
-import io.github.ratelimit.core.Decision;
-import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.core.wait.PermitQueues;
 
 /**
  * A limiter whose callers wait for their permits instead of being refused: for outbound calls and background work
@@ -33,7 +29,7 @@ public final class WaitingRateLimiter {
 
 	private final RateLimiter limiter;
 
-	private final Executor executor;
+	private final @Nullable Executor executor;
 
 	private final LongAdder abandoned = new LongAdder();
 
@@ -48,11 +44,12 @@ public final class WaitingRateLimiter {
 
 	/**
 	 * Waits for permits of a limiter whose calls do not block (in memory, Redis through Lettuce): a caller's later
-	 * calls are made on the JDK's delay scheduler thread, which must not block.
+	 * calls are made on the waiting callers' one timer thread, which must not block.
 	 * @param limiter the limiter
 	 */
 	public WaitingRateLimiter(RateLimiter limiter) {
-		this(limiter, Runnable::run);
+		this.limiter = limiter;
+		this.executor = null;
 	}
 
 	/**
@@ -82,31 +79,11 @@ public final class WaitingRateLimiter {
 	 * @return the admission; or the refusal when the permits could not be had within {@code maxWait} (at once when
 	 * the next permit comes later than that), or can never be ({@link Decision#satisfiable()} false, at once)
 	 * @throws RuntimeException the backend's failure
-	 * @throws CancellationException when the calling thread is interrupted while it waits: its place is given up and
-	 * its interrupt flag kept
+	 * @throws java.util.concurrent.CancellationException when the calling thread is interrupted while it waits: its
+	 * place is given up and its interrupt flag kept
 	 */
 	public Decision acquire(String key, long permits, Duration maxWait) {
-		CompletableFuture<Decision> decision = acquireAsync(key, permits, maxWait);
-		try {
-			return decision.get();
-		}
-		catch (InterruptedException ex) {
-			decision.cancel(false);
-			Thread.currentThread().interrupt();
-			CancellationException interrupted = new CancellationException("Interrupted while waiting for a permit");
-			interrupted.initCause(ex);
-			throw interrupted;
-		}
-		catch (ExecutionException ex) {
-			Throwable cause = ex.getCause();
-			if (cause instanceof RuntimeException runtime) {
-				throw runtime;
-			}
-			if (cause instanceof Error error) {
-				throw error;
-			}
-			throw new CompletionException(cause);
-		}
+		return Waiting.await(acquireAsync(key, permits, maxWait), true);
 	}
 
 	/**
@@ -115,7 +92,7 @@ public final class WaitingRateLimiter {
 	 * @param permits the cost, at least 1
 	 * @param maxWait the longest to wait; zero asks once, as {@link RateLimiter#tryAcquireAsync(String, long)}
 	 * @return the decision, as for {@link #acquire}; completed exceptionally with the backend's failure. It completes
-	 * on the backend client's thread or the delay scheduler's: chain with the {@code *Async} methods for work that
+	 * on the backend client's thread or the waiting callers' timer thread: chain with the {@code *Async} methods for work that
 	 * blocks. Cancelling it gives the caller's place up.
 	 */
 	public CompletableFuture<Decision> acquireAsync(String key, long permits, Duration maxWait) {
