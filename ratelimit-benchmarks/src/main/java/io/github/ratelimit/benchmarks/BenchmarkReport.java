@@ -827,6 +827,23 @@ final class BenchmarkReport {
 		line(row.toString());
 	}
 
+	/**
+	 * A cell's section followed by its targets, as a run of that cell alone writes them.
+	 * @param section the section's lines
+	 * @param targets the cell's targets
+	 * @return the markdown
+	 */
+	static String alone(List<String> section, List<Target> targets) {
+		StringBuilder out = new StringBuilder();
+		section.forEach((line) -> out.append(line).append('\n'));
+		out.append("| target | measured | met |\n|---|---|---|\n");
+		for (Target target : targets) {
+			out.append("| ").append(target.name()).append(" | ").append(target.measuredText()).append(" | ")
+				.append(target.verdict()).append(" |\n");
+		}
+		return out.toString();
+	}
+
 	static String calls(double calls) {
 		return String.format(Locale.ROOT, "%.4f", calls);
 	}

@@ -20,7 +20,7 @@ import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.distributed.proxy.ProxyManager;
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Policy;
-import io.github.ratelimit.core.wait.WaitingRateLimiter;
+import io.github.ratelimit.core.WaitingRateLimiter;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -287,25 +287,31 @@ final class WaitingPermits {
 	}
 
 	/**
-	 * One limiter instance with its own Redis client, as one application instance would have.
+	 * One limiter instance with its own Redis client, as one application instance would have, the commands its
+	 * client sends counted.
 	 */
-	interface Instance extends AutoCloseable {
+	abstract static class Instance implements AutoCloseable {
+
+		/** Counts what the instance's client sends: every channel of it is given to {@link SentCommands#count}. */
+		final SentCommands sent = new SentCommands();
 
 		/**
 		 * A waiter on a key, its limit the shape's.
 		 * @param key the key, the same in every instance
 		 * @return the waiter, shared by the instance's threads
 		 */
-		Waiter waiter(String key);
+		abstract Waiter waiter(String key);
 
 		/**
 		 * The commands this instance's client has sent so far.
 		 * @return how many
 		 */
-		long sent();
+		long sent() {
+			return this.sent.sent();
+		}
 
 		@Override
-		void close();
+		public abstract void close();
 
 	}
 
@@ -323,9 +329,7 @@ final class WaitingPermits {
 		}).build();
 	}
 
-	private static final class Ours implements Instance {
-
-		private final SentCommands sent = new SentCommands();
+	private static final class Ours extends Instance {
 
 		private final ClientResources resources = counted(this.sent);
 
@@ -342,15 +346,10 @@ final class WaitingPermits {
 		}
 
 		@Override
-		public Waiter waiter(String key) {
+		Waiter waiter(String key) {
 			WaitingRateLimiter limiter = new WaitingRateLimiter(
 					this.backend.backend().create(Policy.of("waiting", this.algorithm, this.shape.limit())));
 			return () -> limiter.acquire(key, 1, this.shape.maxWait()).allowed();
-		}
-
-		@Override
-		public long sent() {
-			return this.sent.sent();
 		}
 
 		@Override
@@ -361,9 +360,7 @@ final class WaitingPermits {
 
 	}
 
-	private static final class RedissonInstance implements Instance {
-
-		private final SentCommands sent = new SentCommands();
+	private static final class RedissonInstance extends Instance {
 
 		private final RedissonClient client;
 
@@ -389,15 +386,10 @@ final class WaitingPermits {
 		}
 
 		@Override
-		public Waiter waiter(String key) {
+		Waiter waiter(String key) {
 			RRateLimiter limiter = this.client.getRateLimiter(key);
 			limiter.trySetRate(RateType.OVERALL, this.shape.rate(), Duration.ofSeconds(1));
 			return () -> limiter.tryAcquire(1, this.shape.maxWait());
-		}
-
-		@Override
-		public long sent() {
-			return this.sent.sent();
 		}
 
 		@Override
@@ -407,9 +399,7 @@ final class WaitingPermits {
 
 	}
 
-	private static final class Bucket4jInstance implements Instance {
-
-		private final SentCommands sent = new SentCommands();
+	private static final class Bucket4jInstance extends Instance {
 
 		private final ClientResources resources = counted(this.sent);
 
@@ -429,15 +419,10 @@ final class WaitingPermits {
 		}
 
 		@Override
-		public Waiter waiter(String key) {
+		Waiter waiter(String key) {
 			BucketConfiguration configuration = Bucket4jLimiter.configuration(this.shape.rate(), Duration.ofSeconds(1));
 			BlockingBucket bucket = this.proxyManager.builder().build(key, () -> configuration).asBlocking();
 			return () -> bucket.tryConsume(1, this.shape.maxWait());
-		}
-
-		@Override
-		public long sent() {
-			return this.sent.sent();
 		}
 
 		@Override

@@ -232,7 +232,7 @@ class BenchmarksSmokeTests {
 	 */
 	@Test
 	void theWaitingCellHoldsEveryContenderToTheRateAndTheReportMarksItsTargets() {
-		WaitingPermits.Shape shape = new WaitingPermits.Shape(2, 3, 50, Duration.ofSeconds(1), Duration.ofMillis(500),
+		WaitingPermits.Shape shape = new WaitingPermits.Shape(2, 3, 50, Duration.ofSeconds(1), Duration.ofMillis(300),
 				Duration.ofSeconds(1));
 		WaitingPermits.Result waiting = WaitingPermits.measure(server, redis, shape, 1, CpuPinning.none(),
 				(message) -> {
