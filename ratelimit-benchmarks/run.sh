@@ -1,23 +1,27 @@
 #!/usr/bin/env bash
-# Runs every benchmark and writes docs/benchmarks.md and docs/benchmarks-throughput.png (about 17 minutes on 2 CPUs).
+# Runs every benchmark and writes docs/benchmarks.md and docs/benchmarks-throughput.png (about 24 minutes on 2 CPUs).
 #
 # Needs JDK 17 and at least 2 CPUs. Installs with apt-get what is missing: redis-server (Debian's Redis 7, which the
 # benchmark starts itself on a free port, persistence off; Debian's package may also start its own service on port
 # 6379, which the benchmarks never touch), redis-tools (redis-benchmark), wrk, and util-linux (taskset).
 #
 # Pinning: Redis runs alone on CPU 1 (taskset -c 1); this script's JVM and everything it starts (redis-benchmark, wrk,
-# the JVMs of sample-app, sample-webflux-app and sample-gateway, the gateway's upstream in this JVM) run on CPU 0
-# (taskset -c 0).
+# the JVMs of sample-app, sample-webflux-app and sample-gateway, the gateway's upstream and the waiting cell's limiter
+# instances in this JVM) run on CPU 0 (taskset -c 0).
 #
 # Environment (defaults in brackets): BENCHMARK_RUNS [3] runs, each measuring every contender side by side;
 # BENCHMARK_WARMUP [0.5] and BENCHMARK_MEASURE [1.5] seconds per decision cell; BENCHMARK_HTTP_SECONDS [3] per wrk run;
+# BENCHMARK_WAIT_SECONDS [30] seconds each contender of the waiting cell is measured, per run (after 2 s of warm-up);
 # BENCHMARK_ONLY [empty: everything] 'gateway' runs the gateway cell alone (about 3.5 minutes with the defaults) and
-# writes its section and targets to ratelimit-benchmarks/target/benchmarks-gateway.md, leaving docs/ untouched.
+# writes its section and targets to ratelimit-benchmarks/target/benchmarks-gateway.md, 'waiting' the waiting cell alone
+# (about 7 minutes with the defaults: 4 contenders x 3 runs x 32 s and their start-up) to
+# ratelimit-benchmarks/target/benchmarks-waiting.md; either leaves docs/ untouched.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 command="ratelimit-benchmarks/run.sh"
-for setting in BENCHMARK_RUNS BENCHMARK_WARMUP BENCHMARK_MEASURE BENCHMARK_HTTP_SECONDS BENCHMARK_ONLY; do
+for setting in BENCHMARK_RUNS BENCHMARK_WARMUP BENCHMARK_MEASURE BENCHMARK_HTTP_SECONDS BENCHMARK_WAIT_SECONDS \
+  BENCHMARK_ONLY; do
   if [ -n "${!setting:-}" ]; then command="$setting=${!setting} $command"; fi
 done
 load_before_build=$(cut -d' ' -f1-3 /proc/loadavg | sed 's/ /, /g')
@@ -46,7 +50,7 @@ exec taskset -c 0 java -Xmx1g -Djava.awt.headless=true \
   -Dbenchmark.command="$command" -Dbenchmark.loadBeforeBuild="$load_before_build" \
   -Dbenchmark.runs="${BENCHMARK_RUNS:-3}" -Dbenchmark.warmup="${BENCHMARK_WARMUP:-0.5}" \
   -Dbenchmark.measure="${BENCHMARK_MEASURE:-1.5}" -Dbenchmark.httpSeconds="${BENCHMARK_HTTP_SECONDS:-3}" \
-  -Dbenchmark.only="${BENCHMARK_ONLY:-}" \
+  -Dbenchmark.waitSeconds="${BENCHMARK_WAIT_SECONDS:-30}" -Dbenchmark.only="${BENCHMARK_ONLY:-}" \
   -cp "ratelimit-benchmarks/target/classes:ratelimit-benchmarks/target/lib/*" \
   io.github.ratelimit.benchmarks.RunBenchmarks docs "sample-app/target/sample-app-${version}.jar" \
   "sample-webflux-app/target/sample-webflux-app-${version}.jar" "sample-gateway/target/sample-gateway-${version}.jar"

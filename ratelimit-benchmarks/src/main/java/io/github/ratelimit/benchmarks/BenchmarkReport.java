@@ -98,6 +98,7 @@ final class BenchmarkReport {
 		leases();
 		http();
 		gateway();
+		waiting();
 		method();
 		misses();
 		return this.out.toString();
@@ -194,6 +195,14 @@ final class BenchmarkReport {
 					+ Spread.ratio(GatewayReport.EXACT_TARGET) + " unlimited, leased ≥ "
 					+ Spread.ratio(GatewayReport.LEASED_TARGET) + " | not measured: " + this.results.gatewaySkipped
 					+ " | - |");
+		}
+		WaitingPermits.Result waiting = this.results.waiting;
+		if (waiting != null) {
+			new WaitingReport(waiting).targets().forEach(this::targetRow);
+		}
+		else {
+			line("| waiting: ours ≥ " + WaitingReport.percent(WaitingReport.UTILISATION_TARGET) + " of the rate, "
+					+ "never over it, fewer Redis calls per permit than Redisson | not measured | - |");
 		}
 		for (Algorithm algorithm : List.of(Algorithm.TOKEN_BUCKET, Algorithm.GCRA, Algorithm.FIXED_WINDOW)) {
 			double target = USEC_TARGETS.get(algorithm);
@@ -672,6 +681,18 @@ final class BenchmarkReport {
 		new GatewayReport(gateway, this.settings).section().forEach(this::line);
 	}
 
+	private void waiting() {
+		WaitingPermits.Result waiting = this.results.waiting;
+		if (waiting == null) {
+			line("## Waiting for a permit");
+			line("");
+			line("Not measured.");
+			line("");
+			return;
+		}
+		new WaitingReport(waiting).section().forEach(this::line);
+	}
+
 	private String wrkOptions() {
 		return "-t" + this.settings.wrkThreads() + " -c" + this.settings.wrkConnections() + " -d"
 				+ this.settings.httpSeconds() + "s --latency";
@@ -804,6 +825,23 @@ final class BenchmarkReport {
 			row.append(' ').append(cell.apply(threads)).append(" |");
 		}
 		line(row.toString());
+	}
+
+	/**
+	 * A cell's section followed by its targets, as a run of that cell alone writes them.
+	 * @param section the section's lines
+	 * @param targets the cell's targets
+	 * @return the markdown
+	 */
+	static String alone(List<String> section, List<Target> targets) {
+		StringBuilder out = new StringBuilder();
+		section.forEach((line) -> out.append(line).append('\n'));
+		out.append("| target | measured | met |\n|---|---|---|\n");
+		for (Target target : targets) {
+			out.append("| ").append(target.name()).append(" | ").append(target.measuredText()).append(" | ")
+				.append(target.verdict()).append(" |\n");
+		}
+		return out.toString();
 	}
 
 	static String calls(double calls) {

@@ -36,18 +36,38 @@ final class Bucket4jLimiter implements Contender {
 	Bucket4jLimiter(OwnRedis redis, long capacity, Duration period) {
 		this.client = RedisClient.create(RedisURI.create(redis.host(), redis.port()));
 		this.connection = this.client.connect(RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE));
-		ProxyManager<String> proxyManager = Bucket4jLettuce.casBasedBuilder(this.connection)
-			.expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(Duration.ofSeconds(10)))
-			.build();
-		BucketConfiguration configuration = BucketConfiguration.builder()
-			.addLimit((limit) -> limit.capacity(capacity).refillGreedy(capacity, period))
-			.build();
+		ProxyManager<String> proxyManager = proxyManager(this.connection);
+		BucketConfiguration configuration = configuration(capacity, period);
 		String[] clients = OurLimiter.clients();
 		this.buckets = new BucketProxy[clients.length];
 		for (int i = 0; i < clients.length; i++) {
 			this.buckets[i] = proxyManager.builder().build("bucket4j:" + clients[i], () -> configuration);
 		}
 		decide(0);
+	}
+
+	/**
+	 * Bucket4j's Lettuce proxy manager, compare-and-swap, as every Bucket4j contender of the benchmarks builds it.
+	 * @param connection the connection it shares
+	 * @return the proxy manager
+	 */
+	static ProxyManager<String> proxyManager(StatefulRedisConnection<String, byte[]> connection) {
+		return Bucket4jLettuce.casBasedBuilder(connection)
+			.expirationAfterWrite(
+					ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(Duration.ofSeconds(10)))
+			.build();
+	}
+
+	/**
+	 * A bucket of {@code capacity} tokens refilled greedily over {@code period}, our token bucket's limit.
+	 * @param capacity the capacity
+	 * @param period the time a full refill takes
+	 * @return the configuration
+	 */
+	static BucketConfiguration configuration(long capacity, Duration period) {
+		return BucketConfiguration.builder()
+			.addLimit((limit) -> limit.capacity(capacity).refillGreedy(capacity, period))
+			.build();
 	}
 
 	@Override

@@ -92,7 +92,12 @@ record Environment(Instant started, String command, String loadBeforeBuild, Stri
 		return "unknown";
 	}
 
-	private static String jar(Class<?> type) {
+	/**
+	 * The name of the jar a class was loaded from, its version included.
+	 * @param type the class
+	 * @return the jar's name without {@code .jar}
+	 */
+	static String jar(Class<?> type) {
 		String location = type.getProtectionDomain().getCodeSource().getLocation().getPath();
 		return location.substring(location.lastIndexOf('/') + 1).replace(".jar", "");
 	}

@@ -147,14 +147,7 @@ final class GatewayReport {
 	 * @return the markdown
 	 */
 	String markdown() {
-		StringBuilder out = new StringBuilder();
-		section().forEach((line) -> out.append(line).append('\n'));
-		out.append("| target | measured | met |\n|---|---|---|\n");
-		for (Target target : targets()) {
-			out.append("| ").append(target.name()).append(" | ").append(target.measuredText()).append(" | ")
-				.append(target.verdict()).append(" |\n");
-		}
-		return out.toString();
+		return BenchmarkReport.alone(section(), targets());
 	}
 
 	private String latency(Route route, int connections, ToDoubleFunction<WrkRun> percentile) {

@@ -4,7 +4,9 @@ import java.time.Duration;
 
 import io.github.ratelimit.redis.RedisRateLimiterBackend;
 
+import io.lettuce.core.resource.ClientResources;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
@@ -18,8 +20,21 @@ final class OurBackend implements AutoCloseable {
 	private final RedisRateLimiterBackend backend;
 
 	OurBackend(OwnRedis redis) {
-		this.connectionFactory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(redis.host(), redis.port()));
+		this(new LettuceConnectionFactory(new RedisStandaloneConfiguration(redis.host(), redis.port())));
+	}
+
+	/**
+	 * Our backend on Lettuce resources of the caller's, which it does not shut down.
+	 * @param redis the server
+	 * @param resources the client's resources
+	 */
+	OurBackend(OwnRedis redis, ClientResources resources) {
+		this(new LettuceConnectionFactory(new RedisStandaloneConfiguration(redis.host(), redis.port()),
+				LettuceClientConfiguration.builder().clientResources(resources).build()));
+	}
+
+	private OurBackend(LettuceConnectionFactory connectionFactory) {
+		this.connectionFactory = connectionFactory;
 		this.connectionFactory.afterPropertiesSet();
 		this.connectionFactory.start();
 		this.backend = new RedisRateLimiterBackend(this.connectionFactory, OurLimiter.KEY_PREFIX,

@@ -33,6 +33,9 @@ final class Results {
 	/** Why the HTTP part was not measured, when it was not. */
 	@Nullable String httpSkipped;
 
+	/** Waiting for a permit: ours, Redisson and Bucket4j holding several instances to one rate. */
+	WaitingPermits.@Nullable Result waiting;
+
 	GatewayOverhead.@Nullable Result gateway;
 
 	/** Why the gateway cell was not measured, when it was not. */

@@ -19,7 +19,8 @@ import org.jspecify.annotations.Nullable;
  * properties (set by {@code run.sh}): {@code benchmark.redisServer} (the binary), {@code benchmark.redisCpu} and
  * {@code benchmark.clientCpu} (the pinning; this JVM must already run on the client CPU), {@code benchmark.command} and
  * {@code benchmark.loadBeforeBuild} (for the report), {@code benchmark.only} ({@code gateway}: the gateway cell alone,
- * its section written to {@value #GATEWAY_ONLY_REPORT} and not to the docs), and those of {@link Settings}.
+ * its section written to {@value #GATEWAY_ONLY_REPORT} and not to the docs; {@code waiting}: the waiting cell alone,
+ * written to {@value #WAITING_ONLY_REPORT}), and those of {@link Settings}.
  */
 public final class RunBenchmarks {
 
@@ -27,6 +28,9 @@ public final class RunBenchmarks {
 
 	/** Where a run of the gateway cell alone writes its section, from the repository's root. */
 	static final String GATEWAY_ONLY_REPORT = "ratelimit-benchmarks/target/benchmarks-gateway.md";
+
+	/** Where a run of the waiting cell alone writes its section, from the repository's root. */
+	static final String WAITING_ONLY_REPORT = "ratelimit-benchmarks/target/benchmarks-waiting.md";
 
 	private static final long STARTED = System.nanoTime();
 
@@ -56,16 +60,27 @@ public final class RunBenchmarks {
 				RedisAdmin redis = new RedisAdmin(server)) {
 			String version = redis.version();
 			log("Redis " + version + " on port " + server.port() + "; pinning: " + pinning.describe());
-			if ("gateway".equals(System.getProperty("benchmark.only", ""))) {
-				String skipped = gatewaySkipped(args[3]);
-				if (skipped != null) {
-					throw new IllegalStateException("The gateway cell cannot run: " + skipped);
+			String only = System.getProperty("benchmark.only", "");
+			switch (only) {
+				case "" -> {
 				}
-				GatewayOverhead.Result gateway = gateway(server, settings, pinning, args[3], RunBenchmarks::log);
-				Path report = Path.of(GATEWAY_ONLY_REPORT);
-				Files.writeString(report, new GatewayReport(gateway, settings).markdown());
-				log("wrote " + report + " (the gateway cell alone; docs untouched)");
-				return;
+				case "gateway" -> {
+					String skipped = gatewaySkipped(args[3]);
+					if (skipped != null) {
+						throw new IllegalStateException("The gateway cell cannot run: " + skipped);
+					}
+					GatewayOverhead.Result gateway = gateway(server, settings, pinning, args[3], RunBenchmarks::log);
+					writeAlone(GATEWAY_ONLY_REPORT, new GatewayReport(gateway, settings).markdown(), "gateway");
+					return;
+				}
+				case "waiting" -> {
+					WaitingPermits.Result waiting = WaitingPermits.measure(server, redis, settings.waiting(),
+							settings.runs(), pinning, RunBenchmarks::log);
+					writeAlone(WAITING_ONLY_REPORT, new WaitingReport(waiting).markdown(), "waiting");
+					return;
+				}
+				default -> throw new IllegalArgumentException("benchmark.only (BENCHMARK_ONLY) is 'gateway', 'waiting' "
+						+ "or empty, not '" + only + "'");
 			}
 			Results results = measure(server, redis, settings, pinning, tool("redis-benchmark"), sampleJars,
 					args[3], RunBenchmarks::log);
@@ -116,6 +131,8 @@ public final class RunBenchmarks {
 					settings.denyCacheRequests()));
 		}
 		redis.flushAll();
+		results.waiting = WaitingPermits.measure(server, redis, settings.waiting(), settings.runs(), pinning, log);
+		redis.flushAll();
 		if (sampleJars == null) {
 			results.httpSkipped = "not asked for";
 		}
@@ -136,6 +153,13 @@ public final class RunBenchmarks {
 			results.gateway = gateway(server, settings, pinning, gatewayJar, log);
 		}
 		return results;
+	}
+
+	private static void writeAlone(String file, String markdown, String cell) throws IOException {
+		Path report = Path.of(file);
+		Files.createDirectories(report.getParent());
+		Files.writeString(report, markdown);
+		log("wrote " + report + " (the " + cell + " cell alone; docs untouched)");
 	}
 
 	/**

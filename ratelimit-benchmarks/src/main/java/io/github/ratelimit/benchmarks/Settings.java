@@ -17,21 +17,24 @@ import java.time.Duration;
  * @param wrkThreads wrk's threads
  * @param wrkConnections wrk's connections to the sample apps (the gateway cell's are
  * {@link GatewayOverhead#CONNECTIONS})
+ * @param waiting the waiting cell's load and measured interval
  */
 record Settings(int runs, Duration warmUp, Duration measure, boolean prime, int memoryClients, int denyCacheClients,
 		int denyCacheRequests, int httpWarmUps,
-		int httpSeconds, int wrkThreads, int wrkConnections) {
+		int httpSeconds, int wrkThreads, int wrkConnections, WaitingPermits.Shape waiting) {
 
 	/**
 	 * The settings of {@code run.sh}: system properties {@code benchmark.runs} (3), {@code benchmark.warmup} and
-	 * {@code benchmark.measure} (seconds, 0.5 and 1.5), {@code benchmark.httpSeconds} (3).
+	 * {@code benchmark.measure} (seconds, 0.5 and 1.5), {@code benchmark.httpSeconds} (3),
+	 * {@code benchmark.waitSeconds} (seconds each waiting contender is measured, 30).
 	 * @return the settings
 	 */
 	static Settings fromSystemProperties() {
 		return new Settings(Integer.parseInt(System.getProperty("benchmark.runs", "3")),
 				seconds(System.getProperty("benchmark.warmup", "0.5")),
 				seconds(System.getProperty("benchmark.measure", "1.5")), true, 1_000, 100, 200, 2,
-				Integer.parseInt(System.getProperty("benchmark.httpSeconds", "3")), 1, 16);
+				Integer.parseInt(System.getProperty("benchmark.httpSeconds", "3")), 1, 16,
+				WaitingPermits.Shape.of(seconds(System.getProperty("benchmark.waitSeconds", "30"))));
 	}
 
 	private static Duration seconds(String value) {

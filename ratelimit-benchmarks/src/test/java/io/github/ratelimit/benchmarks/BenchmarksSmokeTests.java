@@ -1,5 +1,6 @@
 package io.github.ratelimit.benchmarks;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -11,6 +12,8 @@ import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.redis.OurScript;
 import io.github.ratelimit.test.TestRedis;
 import io.github.ratelimit.test.TestRedis.EmbeddedRedis;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -25,12 +28,16 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class BenchmarksSmokeTests {
 
+	/** The waiting cell in a fraction of a second per contender: 2 instances x 2 threads, 50 permits/s. */
+	private static final WaitingPermits.Shape TINY_WAIT = new WaitingPermits.Shape(2, 2, 50, Duration.ofSeconds(1),
+			Duration.ofMillis(100), Duration.ofMillis(200));
+
 	private static final Settings SETTINGS = new Settings(2, Duration.ofMillis(10), Duration.ofMillis(40), false,
-			100, 10, 20, 0, 1, 1, 4);
+			100, 10, 20, 0, 1, 1, 4, TINY_WAIT);
 
 	/** One round of one second per route, no warm-up. */
 	private static final Settings GATEWAY_SETTINGS = new Settings(1, Duration.ofMillis(10), Duration.ofMillis(40),
-			false, 100, 10, 20, 0, 1, 1, 4);
+			false, 100, 10, 20, 0, 1, 1, 4, TINY_WAIT);
 
 	private static OwnRedis server;
 
@@ -135,6 +142,10 @@ class BenchmarksSmokeTests {
 		assertThat(cached.denied()).isEqualTo(190);
 		assertThat(cached.callsPerDenied()).isLessThan(uncached.callsPerDenied());
 		assertThat(uncached.callsPerDenied()).isEqualTo(1.0);
+		assertThat(results.waiting).isNotNull();
+		for (WaitingPermits.Kind kind : WaitingPermits.Kind.values()) {
+			assertThat(results.waiting.of(kind)).hasSize(SETTINGS.runs());
+		}
 		Environment environment = new Environment(Instant.now(), "ratelimit-benchmarks/run.sh", "0", "0", "0", 2, 1,
 				"cpu", "memory", "jdk", "gc", CpuPinning.none().describe(), "redis-server", redis.version(), "lettuce",
 				"bucket4j", "redis-benchmark", "wrk");
@@ -143,7 +154,8 @@ class BenchmarksSmokeTests {
 				"| Bucket4j (Lettuce CAS) |", "| deny cache |",
 				"| two plans and a PlanResolver / plain policy |", "| override in force |", "## Leased permits",
 				"| leased, token-bucket, one hot key |", "| exact, fixed-window, 10,000 keys |",
-				"| leased / exact, token-bucket, one hot key |", "## What the misses mean");
+				"| leased / exact, token-bucket, one hot key |", "## Waiting for a permit",
+				"| waiting: ours, token-bucket ≥ 98.0% of the rate", "## What the misses mean");
 		Path chart = docs.resolve("benchmarks-throughput.png");
 		ThroughputChart.write(BenchmarkReport.chartSeries(results), chart);
 		assertThat(Files.size(chart)).isPositive();
@@ -211,6 +223,58 @@ class BenchmarksSmokeTests {
 				"| gateway: ours, `RateLimit=bench-exact` (exact) ≥ 1.00x the gateway's `RequestRateLimiter`, "
 						+ "`RedisRateLimiter`, requests/s, 16 connections |",
 				"| gateway: ours, `RateLimit=bench-leased` (leased) ≥ 0.95x no limiter, requests/s, 16 connections |");
+	}
+
+	/**
+	 * The waiting cell, one second per contender: every contender gets permits from the shared rate, ours never more
+	 * than the rate over the interval plus one full bucket, and the commands counted on the clients' sockets are, for
+	 * ours, the script calls Redis counted.
+	 */
+	@Test
+	void theWaitingCellHoldsEveryContenderToTheRateAndTheReportMarksItsTargets() {
+		WaitingPermits.Shape shape = new WaitingPermits.Shape(2, 3, 50, Duration.ofSeconds(1), Duration.ofMillis(300),
+				Duration.ofSeconds(1));
+		WaitingPermits.Result waiting = WaitingPermits.measure(server, redis, shape, 1, CpuPinning.none(),
+				(message) -> {
+				});
+		for (WaitingPermits.Kind kind : WaitingPermits.Kind.values()) {
+			assertThat(waiting.of(kind)).singleElement().satisfies((run) -> {
+				assertThat(run.permits()).as("permits of %s", kind.label()).isPositive();
+				assertThat(run.admitted()).hasSize(shape.instances());
+				assertThat(run.callsPerPermit()).as("Redis calls per permit of %s", kind.label()).isPositive();
+				assertThat(run.clientCpuMicrosPerPermit()).isPositive();
+				assertThat(run.errors()).isZero();
+			});
+		}
+		for (WaitingPermits.Kind ours : List.of(WaitingPermits.Kind.OURS_TOKEN_BUCKET, WaitingPermits.Kind.OURS_GCRA)) {
+			WaitingPermits.Run run = waiting.of(ours).get(0);
+			assertThat(run.permits()).as("ours admits the rate over the interval plus one bucket, no more")
+				.isLessThanOrEqualTo(run.bound());
+			assertThat(waiting.runsOver(ours)).isZero();
+			// each caller has at most one call in flight when either end of the interval is read
+			assertThat(Math.abs(run.sent() - run.redis().scriptCalls()))
+				.as("commands counted on the clients' sockets against the script calls Redis counted")
+				.isLessThanOrEqualTo(2L * shape.instances() * shape.threads());
+		}
+		String markdown = new WaitingReport(waiting).markdown();
+		assertThat(markdown).contains("## Waiting for a permit", "| Redisson `RRateLimiter` |",
+				"| Bucket4j, blocking bucket |", "| ours, token-bucket / Redisson `RRateLimiter` |",
+				"| waiting: ours, token-bucket never over the rate",
+				"| waiting: ours, gcra fewer Redis calls per permit than Redisson");
+	}
+
+	@Test
+	void sentCommandsAreCountedInTheBytesWrittenAcrossWrites() {
+		SentCommands sent = new SentCommands();
+		EmbeddedChannel channel = new EmbeddedChannel();
+		sent.count(channel);
+		String commands = "*2\r\n$3\r\nGET\r\n$1\r\na\r\n*3\r\n$7\r\nEVALSHA\r\n$10\r\n*2\r\n$3\r\nab\r\n$1\r\n0\r\n";
+		for (int i = 0; i < commands.length(); i += 5) {
+			channel.writeOutbound(Unpooled.copiedBuffer(commands.substring(i, Math.min(i + 5, commands.length())),
+					StandardCharsets.US_ASCII));
+		}
+		assertThat(sent.sent()).isEqualTo(2);
+		channel.finishAndReleaseAll();
 	}
 
 	@Test

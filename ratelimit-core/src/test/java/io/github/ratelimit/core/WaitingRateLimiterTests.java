@@ -195,6 +195,61 @@ class WaitingRateLimiterTests {
 		assertThat(waiting.abandoned()).isZero();
 	}
 
+	@Test
+	void everyGrantReachesACallerOrIsCountedAbandonedWhateverCallersDo() throws Exception {
+		// 16 threads, each 40 callers of one of four keys with random costs and maximum waits, a fifth cancelled at a
+		// random moment, every answer coming up to 10 ms after the limiter decided (as over a network, so that callers
+		// give up while their call is in flight): whatever the interleaving, every permit the limiter granted went to exactly one caller that
+		// got it, or is counted abandoned; every caller ends; no line is left behind
+		Counted limiter = new Slow(this.backend.create(Policy.of("stress", Algorithm.TOKEN_BUCKET, "20/100ms")));
+		WaitingRateLimiter waiting = new WaitingRateLimiter(limiter);
+		List<CompletableFuture<Decision>> callers = new CopyOnWriteArrayList<>();
+		List<Thread> threads = new ArrayList<>();
+		for (int t = 0; t < 16; t++) {
+			Thread thread = new Thread(() -> {
+				java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+				for (int i = 0; i < 40; i++) {
+					CompletableFuture<Decision> caller = waiting.acquireAsync("k" + random.nextInt(4),
+							1 + random.nextInt(2), Duration.ofMillis(1 + random.nextInt(100)));
+					callers.add(caller);
+					if (random.nextInt(5) == 0) {
+						java.util.concurrent.locks.LockSupport.parkNanos(random.nextLong(2_000_000));
+						caller.cancel(false);
+					}
+				}
+			});
+			thread.start();
+			threads.add(thread);
+		}
+		for (Thread thread : threads) {
+			thread.join(60_000);
+		}
+		for (CompletableFuture<Decision> caller : callers) {
+			try {
+				caller.get(30, TimeUnit.SECONDS);
+			}
+			catch (CancellationException ex) {
+				// cancelled by its thread
+			}
+		}
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+		while ((waiting.waiting() > 0 || limiter.inFlight.get() > 0) && System.nanoTime() < deadline) {
+			Thread.sleep(5);
+		}
+		assertThat(waiting.waiting()).isZero();
+		assertThat(limiter.inFlight.get()).isZero();
+		long delivered = callers.stream()
+			.filter((caller) -> !caller.isCancelled())
+			.filter((caller) -> caller.join().allowed())
+			.count();
+		assertThat(callers).hasSize(640);
+		assertThat(limiter.admitted.get()).as("grants: %d delivered, %d abandoned", delivered, waiting.abandoned())
+			.isEqualTo(delivered + waiting.abandoned());
+		assertThat(limiter.mostInFlight.get()).as("one call in flight per key").isLessThanOrEqualTo(4);
+		System.out.println("Stress: " + delivered + " delivered, " + waiting.abandoned() + " abandoned, "
+				+ callers.stream().filter(CompletableFuture::isCancelled).count() + " cancelled");
+	}
+
 	private static void drain(RateLimiter limiter, String key) {
 		while (limiter.tryAcquire(key).allowed()) {
 			// take every permit in hand
@@ -255,6 +310,25 @@ class WaitingRateLimiterTests {
 		@Override
 		public void reset(String key) {
 			this.real.reset(key);
+		}
+
+	}
+
+	/**
+	 * A real limiter whose answers come up to 10 ms after it decided, as over a slow network.
+	 */
+	static final class Slow extends Counted {
+
+		Slow(RateLimiter real) {
+			super(real);
+		}
+
+		@Override
+		CompletionStage<Decision> answer(String key, long permits) {
+			Decision decision = this.real.tryAcquire(key, permits);
+			long delay = java.util.concurrent.ThreadLocalRandom.current().nextLong(10_000);
+			return CompletableFuture.supplyAsync(() -> decision,
+					CompletableFuture.delayedExecutor(delay, TimeUnit.MICROSECONDS));
 		}
 
 	}

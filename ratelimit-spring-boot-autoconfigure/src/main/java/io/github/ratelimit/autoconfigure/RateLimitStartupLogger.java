@@ -23,6 +23,8 @@ import org.apache.commons.logging.LogFactory;
 
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.event.ContextRefreshedEvent;
+import org.springframework.format.annotation.DurationFormat;
+import org.springframework.format.datetime.standard.DurationFormatterUtils;
 
 /**
  * Logs, once the application has started (its {@code @RateLimited} methods bound to their policies), one INFO line
@@ -129,6 +131,9 @@ class RateLimitStartupLogger implements ApplicationListener<ContextRefreshedEven
 		}
 		if (policy.shadow()) {
 			parts.add("shadow");
+		}
+		if (!policy.maxWait().isZero()) {
+			parts.add("waits up to " + DurationFormatterUtils.print(policy.maxWait(), DurationFormat.Style.SIMPLE));
 		}
 		return policy.name() + " (" + String.join(", ", parts) + ")";
 	}

@@ -28,7 +28,8 @@ class RateLimitStartupLoggerTests {
 	void startUpShouldLogTheBackendTheFailureModeAndEveryPolicy(CapturedOutput output) {
 		this.contextRunner
 			.withPropertyValues("ratelimit.failure-mode=closed", "ratelimit.policies.hello.paths=/api/hello",
-					"ratelimit.policies.hello.limits=5/10s", "ratelimit.policies.orders.limits=10/1m,500/1d",
+					"ratelimit.policies.hello.limits=5/10s", "ratelimit.policies.hello.max-wait=1500ms",
+					"ratelimit.policies.orders.limits=10/1m,500/1d",
 					"ratelimit.policies.orders.algorithm=gcra", "ratelimit.policies.orders.key=header:X-Api-Key",
 					"ratelimit.policies.orders.failure-mode=local", "ratelimit.policies.reports.paths=/reports/**",
 					"ratelimit.policies.reports.exclude-paths=/reports/health",
@@ -40,7 +41,7 @@ class RateLimitStartupLoggerTests {
 					.singleElement()
 					.satisfies((line) -> assertThat(line).contains(" INFO ")
 						.endsWith("Rate limiting on backend in-memory, failure mode closed, policies: "
-								+ "hello (5/10s, token-bucket, key ip, filter /api/hello); "
+								+ "hello (5/10s, token-bucket, key ip, filter /api/hello, waits up to 1500ms); "
 								+ "orders (10/1m, 500/1d, gcra, key header:X-Api-Key, @RateLimited only, "
 								+ "failure mode local); "
 								+ "reports (2/1s, token-bucket, key ip, filter GET|POST /reports/** except "

@@ -103,6 +103,15 @@ class WebFluxGatewayTests {
 	}
 
 	@Test
+	void routeOfAPolicyThatMayWaitHoldsItsRequestsUntilTheirPermit() {
+		long start = System.nanoTime(); // before the first permit: the third comes 400 ms after it
+		for (int i = 0; i < 3; i++) {
+			this.client.get().uri("/paced/a").exchange().expectStatus().isOk();
+		}
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(350));
+	}
+
+	@Test
 	void routeWithoutRateLimitFilterIsNotLimited() {
 		for (int i = 0; i < 10; i++) {
 			this.client.get().uri("/open/a").exchange()

@@ -349,7 +349,8 @@ public class RateLimitsEndpoint {
 				ownSettings ? Long.toString(own.cost()) : distinct(uses, PolicyUse::cost),
 				lowerCase(policy.failureMode()), policy.shadow(), uses, counts.allowed(), counts.denied(),
 				counts.failed(), plans(policy), defaultPlan(policy), this.overrides.list(policy.name()).size(),
-				LeaseReport.of(own, this.leases.find(policy.name())), policy.hashesKeys());
+				LeaseReport.of(own, this.leases.find(policy.name())), policy.hashesKeys(),
+				policy.maxWait().isZero() ? null : policy.maxWait().toString());
 	}
 
 	private static Map<String, PlanReport> plans(PolicyDefinition policy) {
@@ -429,11 +430,14 @@ public class RateLimitsEndpoint {
 	 * @param overrides the number of clients with an override of the policy
 	 * @param lease how the policy leases its permits and what its leases did, {@code null} when it does not lease
 	 * @param hashKeys whether clients' keys are kept, logged and shown only in their hashed form
+	 * @param maxWait how long a refused request waits for its next permit, such as {@code PT2S} ({@code max-wait}),
+	 * {@code null} when it is refused at once (a {@code @RateLimited} method's own {@code maxWait} is not shown)
 	 */
 	public record PolicyReport(String algorithm, List<String> limits, String key, List<String> paths,
 			List<String> excludePaths, List<String> methods, String cost, String failureMode, boolean shadow,
 			List<PolicyUse> annotations, long allowed, long denied, long failed, Map<String, PlanReport> plans,
-			@Nullable String defaultPlan, int overrides, @Nullable LeaseReport lease, boolean hashKeys) {
+			@Nullable String defaultPlan, int overrides, @Nullable LeaseReport lease, boolean hashKeys,
+			@Nullable String maxWait) {
 	}
 
 	/**

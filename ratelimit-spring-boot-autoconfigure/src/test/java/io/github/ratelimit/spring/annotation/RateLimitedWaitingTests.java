@@ -3,18 +3,21 @@ package io.github.ratelimit.spring.annotation;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.github.ratelimit.autoconfigure.RateLimitActuatorAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitAspectAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitMetricsAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.spring.RateLimitExceededException;
 import io.github.ratelimit.spring.RateLimiterUnavailableException;
+import io.github.ratelimit.spring.actuate.RateLimitsEndpoint;
 import io.github.ratelimit.spring.metrics.RateLimitMetrics;
 import io.github.ratelimit.test.TestRedis;
 import io.github.ratelimit.test.TestRedis.EmbeddedRedis;
@@ -177,6 +180,23 @@ class RateLimitedWaitingTests {
 					.count()).isEqualTo(1);
 				assertThat(registry.get(RateLimitMetrics.WAIT).tags("policy", "local", "outcome", "admitted").timer()
 					.count()).isEqualTo(2);
+			});
+	}
+
+	@Test
+	void theEndpointShouldShowAPolicysMaximumWait() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(RateLimitRedisAutoConfiguration.class,
+					RateLimitAutoConfiguration.class, RateLimitActuatorAutoConfiguration.class))
+			.withPropertyValues("ratelimit.backend=in-memory", "management.endpoints.web.exposure.include=ratelimits",
+					"ratelimit.policies.paced.limits=1/1s", "ratelimit.policies.paced.max-wait=2s",
+					"ratelimit.policies.prompt.limits=1/1s")
+			.run((context) -> {
+				Map<String, RateLimitsEndpoint.PolicyReport> policies = context.getBean(RateLimitsEndpoint.class)
+					.rateLimits()
+					.policies();
+				assertThat(policies.get("paced").maxWait()).isEqualTo("PT2S");
+				assertThat(policies.get("prompt").maxWait()).isNull();
 			});
 	}
 
