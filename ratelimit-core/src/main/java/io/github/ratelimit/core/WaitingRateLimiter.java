@@ -154,6 +154,16 @@ public final class WaitingRateLimiter {
 			return refusal.satisfiable() ? refusal.retryAfter() : null;
 		}
 
+		@Override
+		public Duration untilNext(Decision admission) {
+			return (admission.remaining() > 0) ? Duration.ZERO : admission.nextPermitAfter();
+		}
+
+		@Override
+		public Duration spacing(Decision refusal) {
+			return refusal.limit().period().dividedBy(refusal.limit().capacity());
+		}
+
 	}
 
 }

@@ -196,6 +196,42 @@ class WaitingRateLimiterTests {
 	}
 
 	@Test
+	void instancesContendingForOneKeyBackOffInsteadOfAllAskingForEveryPermit() throws Exception {
+		// three instances (each its own line) of 6 threads on one shared limit of 100 a second, 144 permits in all:
+		// asking all at once when each permit is due would cost about 3 calls a permit (4 with the next caller of the
+		// winner's line asking at once into an empty bucket); a caller refused when its permit was due backs off, and
+		// the caller after an admission that left no permit waits for the next one
+		Counted limiter = new Counted(this.backend.create(Policy.of("shared", Algorithm.TOKEN_BUCKET, "100/1s")));
+		drain(limiter, "k");
+		int callsBefore = limiter.calls.get();
+		int admittedBefore = limiter.admitted.get();
+		List<Thread> threads = new ArrayList<>();
+		AtomicInteger admitted = new AtomicInteger();
+		for (int instance = 0; instance < 3; instance++) {
+			WaitingRateLimiter waiting = new WaitingRateLimiter(limiter);
+			for (int t = 0; t < 6; t++) {
+				Thread thread = new Thread(() -> {
+					for (int i = 0; i < 8; i++) {
+						if (waiting.acquire("k", 1, Duration.ofSeconds(30)).allowed()) {
+							admitted.incrementAndGet();
+						}
+					}
+				});
+				thread.start();
+				threads.add(thread);
+			}
+		}
+		for (Thread thread : threads) {
+			thread.join(60_000);
+		}
+		int permits = limiter.admitted.get() - admittedBefore;
+		int calls = limiter.calls.get() - callsBefore;
+		assertThat(admitted.get()).isEqualTo(144);
+		assertThat(permits).isEqualTo(144);
+		assertThat((double) calls / permits).as("%d calls for %d permits", calls, permits).isLessThan(2.5);
+	}
+
+	@Test
 	void everyGrantReachesACallerOrIsCountedAbandonedWhateverCallersDo() throws Exception {
 		// 16 threads, each 40 callers of one of four keys with random costs and maximum waits, a fifth cancelled at a
 		// random moment, every answer coming up to 10 ms after the limiter decided (as over a network, so that callers

@@ -298,6 +298,18 @@ public class RateLimitEnforcer {
 				return (waitable && decision.satisfiable()) ? decision.retryAfter() : null;
 			}
 
+			@Override
+			public Duration untilNext(RateLimitOutcome admission) {
+				Decision decision = admission.decision();
+				boolean emptied = admission.kind() == RateLimitOutcome.Kind.ALLOWED && decision.remaining() == 0;
+				return emptied ? decision.nextPermitAfter() : Duration.ZERO;
+			}
+
+			@Override
+			public Duration spacing(RateLimitOutcome refusal) {
+				return refusal.decision().limit().period().dividedBy(refusal.decision().limit().capacity());
+			}
+
 		}, continuation);
 	}
 

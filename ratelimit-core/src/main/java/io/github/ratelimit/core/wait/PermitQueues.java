@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 import org.jspecify.annotations.Nullable;
@@ -159,6 +160,11 @@ public final class PermitQueues<T> {
 		synchronized (line) {
 			waiter.calling = false;
 			boolean admitted = failure == null && waiter.attempt.admitted(value);
+			boolean woke = waiter.woke;
+			waiter.woke = false;
+			if (admitted) {
+				line.lostRaces = 0;
+			}
 			if (waiter.ended) {
 				// gave up while its call was in flight: a permit granted goes to the next caller that asks as much
 				if (admitted) {
@@ -172,33 +178,40 @@ public final class PermitQueues<T> {
 						after.add(() -> this.events.abandoned(waiter.key, value));
 					}
 				}
-				leave(line, waiter, after);
+				leave(line, waiter, after, admitted ? waiter.attempt.untilNext(value) : Duration.ZERO);
 			}
 			else if (failure != null) {
 				end(line, waiter, Ending.FAILED, after);
 				after.add(() -> waiter.result.completeExceptionally(failure));
-				leave(line, waiter, after);
+				leave(line, waiter, after, Duration.ZERO);
 			}
 			else {
 				Duration retryAfter = admitted ? null : waiter.attempt.retryAfter(value);
 				if (retryAfter == null) {
 					end(line, waiter, admitted ? Ending.ADMITTED : Ending.REFUSED, after);
 					after.add(() -> complete(waiter, value));
-					leave(line, waiter, after);
+					leave(line, waiter, after, admitted ? waiter.attempt.untilNext(value) : Duration.ZERO);
 				}
 				else {
 					waiter.lastRefusal = value;
 					line.lastRefusal = value;
 					endExpired(line, waiter, value, after);
 					long sleep = Math.max(saturatedNanos(retryAfter), SHORTEST_SLEEP_NANOS);
-					if (waiter.expired || System.nanoTime() + sleep - waiter.deadline > 0) {
+					long now = System.nanoTime();
+					if (waiter.expired || now + sleep - waiter.deadline > 0) {
 						end(line, waiter, Ending.GAVE_UP, after);
 						after.add(() -> complete(waiter, value));
-						leave(line, waiter, after);
+						leave(line, waiter, after, Duration.ZERO);
 					}
 					else {
-						waiter.sleepTask = TIMER.schedule(() -> hand(waiter, () -> call(waiter)), sleep,
-								TimeUnit.NANOSECONDS);
+						Duration spacing = waiter.attempt.spacing(value);
+						if (woke && retryAfter.compareTo(spacing.dividedBy(2)) >= 0) {
+							// refused when its permit was due, the next one a spacing away: another instance took it
+							// (a caller that woke a little early is told to wait a little, and is no lost race)
+							line.lostRaces++;
+						}
+						sleep = Math.min(sleep + backOff(line, spacing), waiter.deadline - now);
+						waiter.sleepTask = TIMER.schedule(() -> wake(waiter), sleep, TimeUnit.NANOSECONDS);
 					}
 				}
 			}
@@ -225,7 +238,7 @@ public final class PermitQueues<T> {
 			end(line, waiter, Ending.GAVE_UP, after);
 			after.add(() -> complete(waiter, known));
 			if (!waiter.calling) {
-				leave(line, waiter, after);
+				leave(line, waiter, after, Duration.ZERO);
 			}
 		}
 		after.forEach(Runnable::run);
@@ -240,7 +253,7 @@ public final class PermitQueues<T> {
 			}
 			end(line, waiter, Ending.CANCELLED, after);
 			if (!waiter.calling) {
-				leave(line, waiter, after);
+				leave(line, waiter, after, Duration.ZERO);
 			}
 		}
 		after.forEach(Runnable::run);
@@ -280,7 +293,7 @@ public final class PermitQueues<T> {
 	/**
 	 * Takes an ended caller out of its line; the caller now at the head asks next.
 	 */
-	private void leave(Line line, Waiter waiter, List<Runnable> after) {
+	private void leave(Line line, Waiter waiter, List<Runnable> after, Duration untilNext) {
 		boolean wasHead = line.waiters.peekFirst() == waiter;
 		line.waiters.remove(waiter);
 		if (line.waiters.isEmpty()) {
@@ -290,8 +303,16 @@ public final class PermitQueues<T> {
 		}
 		Waiter head = line.waiters.peekFirst();
 		if (wasHead && head != null && !head.calling && !head.ended) {
-			// through the timer's queue, so that a line of callers admitted at once never nests one call in another
-			after.add(() -> TIMER.execute(() -> hand(head, () -> call(head))));
+			long delay = saturatedNanos(untilNext);
+			if (delay > 0) {
+				// the admission left no permit: the next caller asks when the next one is due, not at once
+				head.sleepTask = TIMER.schedule(() -> wake(head), Math.min(delay, head.deadline - System.nanoTime()),
+						TimeUnit.NANOSECONDS);
+			}
+			else {
+				// through the timer's queue, so that a line of callers admitted at once never nests one call in another
+				after.add(() -> TIMER.execute(() -> hand(head, () -> call(head))));
+			}
 		}
 	}
 
@@ -300,6 +321,32 @@ public final class PermitQueues<T> {
 			// cancelled between its end and this completion: the permit is nobody's
 			this.events.abandoned(waiter.key, value);
 		}
+	}
+
+	/**
+	 * Wakes a sleeping caller to ask again, on its executor.
+	 */
+	private void wake(Waiter waiter) {
+		hand(waiter, () -> {
+			synchronized (waiter.line) {
+				waiter.woke = true;
+			}
+			call(waiter);
+		});
+	}
+
+	/**
+	 * The extra sleep of a line whose callers were refused when their permit was due (another instance on the same
+	 * key took it): a random number of permit spacings, up to twice as many after each such refusal in a row (at most
+	 * 16), so that instances contending for one key stop asking all at once; the permits they leave are not lost (a
+	 * bucket or window keeps them for the next caller), and a caller never sleeps past its maximum wait.
+	 */
+	private long backOff(Line line, Duration spacing) {
+		if (line.lostRaces == 0 || spacing.isZero() || spacing.isNegative()) {
+			return 0;
+		}
+		int slots = 1 << Math.min(line.lostRaces, 4);
+		return saturatedNanos(spacing) * ThreadLocalRandom.current().nextInt(slots);
 	}
 
 	/**
@@ -371,6 +418,26 @@ public final class PermitQueues<T> {
 		 */
 		@Nullable Duration retryAfter(T refusal);
 
+		/**
+		 * How long after an admission the next permit is due: the next caller in line asks then rather than at once
+		 * when the admission left no permit.
+		 * @param admission an admission
+		 * @return the wait, zero when permits are left
+		 */
+		default Duration untilNext(T admission) {
+			return Duration.ZERO;
+		}
+
+		/**
+		 * The time between two permits of the limit that refused, for the back-off of callers refused when their
+		 * permit was due.
+		 * @param refusal a refusal
+		 * @return the spacing, zero for no back-off
+		 */
+		default Duration spacing(T refusal) {
+			return Duration.ZERO;
+		}
+
 	}
 
 	/**
@@ -434,6 +501,9 @@ public final class PermitQueues<T> {
 
 		@Nullable T lastRefusal;
 
+		/** Refusals in a row of callers that asked when their permit was due. */
+		int lostRaces;
+
 		boolean closed;
 
 	}
@@ -465,6 +535,9 @@ public final class PermitQueues<T> {
 
 		/** Its maximum wait passed before any answer came for its line. */
 		boolean expired;
+
+		/** Its call was made when the permit it slept for was due. */
+		boolean woke;
 
 		@Nullable T lastRefusal;
 
