@@ -75,8 +75,19 @@ public final class RateLimitChain {
 	 */
 	public Verdict await(@Nullable RateLimitRequest request, List<? extends Step> steps, boolean charges) {
 		@Nullable Observation parent = currentObservation();
-		boolean waits = steps.stream().anyMatch((step) -> !step.maxWait().isZero());
-		return CallingThread.await((thread) -> decide(request, steps, charges, thread, parent), waits);
+		return CallingThread.await((thread) -> decide(request, steps, charges, thread, parent), mayWait(steps));
+	}
+
+	/**
+	 * Whether a step may wait for a permit (a loop, not a stream: this runs on every blocking request).
+	 */
+	private static boolean mayWait(List<? extends Step> steps) {
+		for (int i = 0; i < steps.size(); i++) {
+			if (!steps.get(i).maxWait().isZero()) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/**
