@@ -1,10 +1,13 @@
 package io.github.ratelimit.core;
 
+import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * The one place the core API waits: a caller of a blocking method ({@link RateLimiter#tryAcquire(String, long)},
@@ -14,6 +17,20 @@ import java.util.concurrent.ExecutionException;
 final class Waiting {
 
 	private Waiting() {
+	}
+
+	/**
+	 * The refusal a request for one more permit would get right after an admission that left none under its limit:
+	 * the next permit after the admission's {@code nextPermitAfter}.
+	 * @param admission an admission
+	 * @return the refusal, or {@code null} when the admission left permits
+	 */
+	static @Nullable Decision emptied(Decision admission) {
+		if (!admission.allowed() || admission.remaining() > 0 || admission.nextPermitAfter().isZero()) {
+			return null;
+		}
+		return new Decision(false, admission.limit(), 0, admission.nextPermitAfter(), admission.resetAfter(),
+				admission.nextPermitAfter(), true, List.of(admission.limit()));
 	}
 
 	/**

@@ -83,7 +83,8 @@ public final class WaitingRateLimiter {
 	 * place is given up and its interrupt flag kept
 	 */
 	public Decision acquire(String key, long permits, Duration maxWait) {
-		return Waiting.await(acquireAsync(key, permits, maxWait), true);
+		// a zero wait is one decision, which an interrupt does not cancel (the backend makes it all the same)
+		return Waiting.await(acquireAsync(key, permits, maxWait), !maxWait.isZero());
 	}
 
 	/**
@@ -155,8 +156,8 @@ public final class WaitingRateLimiter {
 		}
 
 		@Override
-		public Duration untilNext(Decision admission) {
-			return (admission.remaining() > 0) ? Duration.ZERO : admission.nextPermitAfter();
+		public @Nullable Decision emptied(Decision admission) {
+			return Waiting.emptied(admission);
 		}
 
 		@Override

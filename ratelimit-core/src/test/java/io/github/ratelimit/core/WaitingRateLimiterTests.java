@@ -11,6 +11,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -100,6 +101,36 @@ class WaitingRateLimiterTests {
 		assertThat(head).isNotDone();
 		assertThat(head.get(30, TimeUnit.SECONDS).allowed()).isTrue();
 		assertThat(limiter.mostInFlight.get()).isEqualTo(1);
+	}
+
+	@Test
+	void aCallerWhoseWaitEndsInALineThatKeepsAdmittingAsksOnceItselfRatherThanWaitingForItsTurn() throws Exception {
+		// one permit every 2 s, none refused yet: the head is admitted and the next caller sleeps until the next
+		// permit is due; the caller behind it may wait 100 ms only, and ends then with its own refusal, not 2 s later
+		// with a permit
+		Counted limiter = new Counted(this.backend.create(Policy.of("sparse", Algorithm.GCRA, "1/2s")));
+		WaitingRateLimiter waiting = new WaitingRateLimiter(limiter);
+		CompletableFuture<Decision> first = waiting.acquireAsync("k", 1, Duration.ofSeconds(30));
+		CompletableFuture<Decision> second = waiting.acquireAsync("k", 1, Duration.ofMillis(100));
+		CompletableFuture<Decision> third = waiting.acquireAsync("k", 1, Duration.ofSeconds(30));
+		assertThat(first.get(30, TimeUnit.SECONDS).allowed()).isTrue();
+		assertThat(second.get(30, TimeUnit.SECONDS).allowed()).isFalse();
+		assertThat(third.get(30, TimeUnit.SECONDS).allowed()).isTrue();
+	}
+
+	@Test
+	void aCallerWhoseResultIsCompletedElsewhereGivesItsPlaceUp() throws Exception {
+		Counted limiter = new Counted(this.backend.create(Policy.of("rare", Algorithm.GCRA, "1/10s")));
+		drain(limiter, "k");
+		WaitingRateLimiter waiting = new WaitingRateLimiter(limiter);
+		CompletableFuture<Decision> timedOut = waiting.acquireAsync("k", 1, Duration.ofSeconds(30))
+			.orTimeout(50, TimeUnit.MILLISECONDS);
+		assertThatThrownBy(() -> timedOut.get(30, TimeUnit.SECONDS)).hasCauseInstanceOf(TimeoutException.class);
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+		while (waiting.waiting() > 0 && System.nanoTime() < deadline) {
+			Thread.sleep(5);
+		}
+		assertThat(waiting.waiting()).isZero();
 	}
 
 	@Test

@@ -79,9 +79,12 @@ public final class RateLimitChain {
 	}
 
 	/**
-	 * Whether a step may wait for a permit (a loop, not a stream: this runs on every blocking request).
+	 * Whether a step may wait for a permit: then a caller that continues where each stage completes must give an
+	 * executor of its own, or its calls after a wait would run on the waiting callers' one timer thread.
+	 * @param steps the policies that apply
+	 * @return whether one may wait (a loop, not a stream: this runs on every blocking request)
 	 */
-	private static boolean mayWait(List<? extends Step> steps) {
+	public static boolean mayWait(List<? extends Step> steps) {
 		for (int i = 0; i < steps.size(); i++) {
 			if (!steps.get(i).maxWait().isZero()) {
 				return true;

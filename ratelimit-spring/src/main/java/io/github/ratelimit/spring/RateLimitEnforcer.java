@@ -299,10 +299,15 @@ public class RateLimitEnforcer {
 			}
 
 			@Override
-			public Duration untilNext(RateLimitOutcome admission) {
-				Decision decision = admission.decision();
-				boolean emptied = admission.kind() == RateLimitOutcome.Kind.ALLOWED && decision.remaining() == 0;
-				return emptied ? decision.nextPermitAfter() : Duration.ZERO;
+			public @Nullable RateLimitOutcome emptied(RateLimitOutcome admission) {
+				Decision taken = admission.decision();
+				if (admission.kind() != RateLimitOutcome.Kind.ALLOWED || taken.remaining() > 0
+						|| taken.nextPermitAfter().isZero()) {
+					return null;
+				}
+				Duration next = taken.nextPermitAfter();
+				return new RateLimitOutcome(policy, admission.plan(), new Decision(false, taken.limit(), 0, next,
+						taken.resetAfter(), next, true, List.of(taken.limit())), RateLimitOutcome.Kind.DENIED, permits);
 			}
 
 			@Override

@@ -1,6 +1,9 @@
 package io.github.ratelimit.spring;
 
+import java.util.concurrent.Executor;
+
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 import reactor.util.context.ContextView;
 
 /**
@@ -32,6 +35,22 @@ public interface ReactiveCurrentRequest {
 	 */
 	default <T> Mono<T> continueOn(Mono<T> decision, ContextView context) {
 		return decision;
+	}
+
+	/**
+	 * Where a reactive chain outside a web request continues: where each stage completes (the backend client's event
+	 * loop), unless one of its policies may wait for a permit; then on Reactor's parallel scheduler (bounded elastic
+	 * when deciding blocks, with Jedis), so that no call after a wait, nor the method, runs on the waiting callers'
+	 * one timer thread.
+	 * @param mayWait whether a policy of the chain may wait ({@link RateLimitChain#mayWait})
+	 * @param blocking whether deciding blocks ({@link RateLimitChain#blocking()})
+	 * @return the executor of the chain's continuations
+	 */
+	static Executor continuation(boolean mayWait, boolean blocking) {
+		if (!mayWait) {
+			return Runnable::run;
+		}
+		return blocking ? Schedulers.boundedElastic()::schedule : Schedulers.parallel()::schedule;
 	}
 
 }

@@ -89,6 +89,8 @@ public final class PermitQueues<T> {
 		Waiter waiter = new Waiter(key, permits, attempt, (continuation != null) ? continuation : TIMER::execute, now,
 				now + maxWaitNanos);
 		boolean head;
+		// told before it joins a line, where another thread may end it at once (a grant handed over)
+		this.events.started(key);
 		while (true) {
 			Line line = this.lines.computeIfAbsent(key, (k) -> new Line());
 			synchronized (line) {
@@ -101,12 +103,9 @@ public final class PermitQueues<T> {
 				break;
 			}
 		}
-		this.events.started(key);
-		waiter.result.whenComplete((value, error) -> {
-			if (waiter.result.isCancelled()) {
-				cancelled(waiter);
-			}
-		});
+		// a result completed by anyone but this class (cancelled, a caller's orTimeout, a refused hand-over) gives the
+		// caller's place up; once the wait has ended this does nothing
+		waiter.result.whenComplete((value, error) -> cancelled(waiter));
 		Future<?> deadline = TIMER.schedule(() -> hand(waiter, () -> expire(waiter)), maxWaitNanos,
 				TimeUnit.NANOSECONDS);
 		synchronized (waiter.line) {
@@ -178,19 +177,19 @@ public final class PermitQueues<T> {
 						after.add(() -> this.events.abandoned(waiter.key, value));
 					}
 				}
-				leave(line, waiter, after, admitted ? waiter.attempt.untilNext(value) : Duration.ZERO);
+				leave(line, waiter, after, admitted ? waiter.attempt.emptied(value) : null);
 			}
 			else if (failure != null) {
 				end(line, waiter, Ending.FAILED, after);
 				after.add(() -> waiter.result.completeExceptionally(failure));
-				leave(line, waiter, after, Duration.ZERO);
+				leave(line, waiter, after, null);
 			}
 			else {
 				Duration retryAfter = admitted ? null : waiter.attempt.retryAfter(value);
 				if (retryAfter == null) {
 					end(line, waiter, admitted ? Ending.ADMITTED : Ending.REFUSED, after);
 					after.add(() -> complete(waiter, value));
-					leave(line, waiter, after, admitted ? waiter.attempt.untilNext(value) : Duration.ZERO);
+					leave(line, waiter, after, admitted ? waiter.attempt.emptied(value) : null);
 				}
 				else {
 					waiter.lastRefusal = value;
@@ -201,7 +200,7 @@ public final class PermitQueues<T> {
 					if (waiter.expired || now + sleep - waiter.deadline > 0) {
 						end(line, waiter, Ending.GAVE_UP, after);
 						after.add(() -> complete(waiter, value));
-						leave(line, waiter, after, Duration.ZERO);
+						leave(line, waiter, after, null);
 					}
 					else {
 						Duration spacing = waiter.attempt.spacing(value);
@@ -210,7 +209,9 @@ public final class PermitQueues<T> {
 							// (a caller that woke a little early is told to wait a little, and is no lost race)
 							line.lostRaces++;
 						}
-						sleep = Math.min(sleep + backOff(line, spacing), waiter.deadline - now);
+						long backOff = backOff(line, spacing);
+						// a back-off never makes a caller give up whose permit is due within its maximum wait
+						sleep = (now + sleep + backOff - waiter.deadline > 0) ? sleep : sleep + backOff;
 						waiter.sleepTask = TIMER.schedule(() -> wake(waiter), sleep, TimeUnit.NANOSECONDS);
 					}
 				}
@@ -232,13 +233,15 @@ public final class PermitQueues<T> {
 			}
 			T known = (waiter.lastRefusal != null) ? waiter.lastRefusal : line.lastRefusal;
 			if (known == null) {
+				// no answer yet in its line: the first one ends it
 				waiter.expired = true;
-				return;
 			}
-			end(line, waiter, Ending.GAVE_UP, after);
-			after.add(() -> complete(waiter, known));
-			if (!waiter.calling) {
-				leave(line, waiter, after, Duration.ZERO);
+			else {
+				end(line, waiter, Ending.GAVE_UP, after);
+				after.add(() -> complete(waiter, known));
+				if (!waiter.calling) {
+					leave(line, waiter, after, null);
+				}
 			}
 		}
 		after.forEach(Runnable::run);
@@ -253,7 +256,7 @@ public final class PermitQueues<T> {
 			}
 			end(line, waiter, Ending.CANCELLED, after);
 			if (!waiter.calling) {
-				leave(line, waiter, after, Duration.ZERO);
+				leave(line, waiter, after, null);
 			}
 		}
 		after.forEach(Runnable::run);
@@ -293,7 +296,10 @@ public final class PermitQueues<T> {
 	/**
 	 * Takes an ended caller out of its line; the caller now at the head asks next.
 	 */
-	private void leave(Line line, Waiter waiter, List<Runnable> after, Duration untilNext) {
+	private void leave(Line line, Waiter waiter, List<Runnable> after, @Nullable T emptied) {
+		if (emptied != null) {
+			line.lastRefusal = emptied;
+		}
 		boolean wasHead = line.waiters.peekFirst() == waiter;
 		line.waiters.remove(waiter);
 		if (line.waiters.isEmpty()) {
@@ -303,7 +309,9 @@ public final class PermitQueues<T> {
 		}
 		Waiter head = line.waiters.peekFirst();
 		if (wasHead && head != null && !head.calling && !head.ended) {
-			long delay = saturatedNanos(untilNext);
+			// the next permit is due then for a caller asking as many; one asking more asks at once to learn its wait
+			Duration untilNext = (emptied != null) ? waiter.attempt.retryAfter(emptied) : null;
+			long delay = (untilNext != null && head.permits == waiter.permits) ? saturatedNanos(untilNext) : 0;
 			if (delay > 0) {
 				// the admission left no permit: the next caller asks when the next one is due, not at once
 				head.sleepTask = TIMER.schedule(() -> wake(head), Math.min(delay, head.deadline - System.nanoTime()),
@@ -419,13 +427,13 @@ public final class PermitQueues<T> {
 		@Nullable Duration retryAfter(T refusal);
 
 		/**
-		 * How long after an admission the next permit is due: the next caller in line asks then rather than at once
-		 * when the admission left no permit.
+		 * The refusal the next caller would get right after an admission that left no permit: it waits for the next
+		 * permit rather than asking at once, and a caller whose maximum wait passes meanwhile ends with it.
 		 * @param admission an admission
-		 * @return the wait, zero when permits are left
+		 * @return the refusal, or {@code null} when permits are left (the next caller asks at once)
 		 */
-		default Duration untilNext(T admission) {
-			return Duration.ZERO;
+		default @Nullable T emptied(T admission) {
+			return null;
 		}
 
 		/**

@@ -152,6 +152,24 @@ class RateLimitedWaitingTests {
 	}
 
 	@Test
+	void aCancelledFutureShouldGiveItsPlaceUp() {
+		this.contextRunner.withPropertyValues(TestRedisProperties.values()).run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			assertThat(jobs.rareLater().get(30, TimeUnit.SECONDS)).isEqualTo("done");
+			CompletableFuture<String> waiting = jobs.rareLater();
+			awaitWaiters(context, "rare-later", 1);
+			waiting.cancel(false);
+			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+			while (waiters(context, "rare-later") > 0 && System.nanoTime() < deadline) {
+				Thread.sleep(5);
+			}
+			assertThat(waiters(context, "rare-later")).isZero();
+			assertThat(context.getBean(SimpleMeterRegistry.class).get(RateLimitMetrics.WAIT)
+				.tags("policy", "rare-later", "outcome", "cancelled").timer().count()).isEqualTo(1);
+		});
+	}
+
+	@Test
 	void whileRedisIsDownFailClosedShouldRefuseAtOnceFailOpenAdmitAndTheLocalFallbackWaitOnItsLimiter() {
 		EmbeddedRedis redis = EmbeddedRedis.start(TestRedis.freePort());
 		int port = redis.port();
@@ -292,6 +310,11 @@ class RateLimitedWaitingTests {
 
 		@RateLimited(value = "later", limits = "1/300ms", maxWait = "10s")
 		public CompletableFuture<String> later() {
+			return CompletableFuture.completedFuture("done");
+		}
+
+		@RateLimited(value = "rare-later", limits = "1/20s", maxWait = "30s")
+		public CompletableFuture<String> rareLater() {
 			return CompletableFuture.completedFuture("done");
 		}
 

@@ -51,6 +51,7 @@ class ReactiveWaitingTests {
 				.collectList()
 				.block(Duration.ofSeconds(30));
 			assertThat(results).containsExactlyInAnyOrder("a", "b", "[c, c]");
+			assertThat(jobs.threads()).as("threads the methods ran on").noneMatch((name) -> name.startsWith("ratelimit-wait"));
 			// three permits, one every 200 ms: the last waited for two of them
 			assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(350));
 			assertThat(context.getBean(SimpleMeterRegistry.class).get(RateLimitMetrics.WAIT)
@@ -84,9 +85,18 @@ class ReactiveWaitingTests {
 
 	static class ReactiveJobs {
 
+		private final List<String> threads = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+		public List<String> threads() {
+			return this.threads;
+		}
+
 		@RateLimited(value = "paced", maxWait = "30s")
 		public Mono<String> one(String name) {
-			return Mono.just(name);
+			return Mono.fromSupplier(() -> {
+				this.threads.add(Thread.currentThread().getName());
+				return name;
+			});
 		}
 
 		@RateLimited(value = "paced", maxWait = "30s")

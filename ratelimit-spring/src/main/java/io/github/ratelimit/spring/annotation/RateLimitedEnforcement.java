@@ -69,6 +69,18 @@ final class RateLimitedEnforcement {
 	}
 
 	/**
+	 * Whether a policy of a call may wait for a permit.
+	 */
+	boolean mayWait(List<AnnotatedPolicy> limits) {
+		for (AnnotatedPolicy limit : limits) {
+			if (!limit.maxWait().isZero()) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
 	 * Enforces the policies of a call, waiting for the verdict on the calling thread
 	 * ({@link io.github.ratelimit.spring.RateLimitChain#await}).
 	 * @throws org.springframework.web.ErrorResponseException the refusal, or a {@link RateLimitedCostException}

@@ -60,6 +60,8 @@ final class RateLimitedFutures {
 			Throwable refusal = failure(decided);
 			return (refusal != null) ? CompletableFuture.failedFuture(refusal) : invocation.proceed();
 		}
+		// a caller that cancels the call (or times it out) before it is decided gives up its place in a line of waits
+		result.whenComplete((value, error) -> decided.cancel(false));
 		decided.whenComplete((admitted, error) -> continueOnExecutor(result, () -> {
 			if (error != null) {
 				result.completeExceptionally(unwrap(error));

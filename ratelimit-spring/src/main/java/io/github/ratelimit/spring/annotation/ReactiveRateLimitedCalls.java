@@ -92,7 +92,8 @@ final class ReactiveRateLimitedCalls {
 		Mono<Void> decided = this.currentRequest.request(context)
 			.defaultIfEmpty(CurrentRequest.NONE)
 			.flatMap((current) -> Mono.fromCompletionStage(withinObservation(context,
-					() -> this.enforcement.enforceAsync(limits, args, current, Runnable::run))));
+					() -> this.enforcement.enforceAsync(limits, args, current, ReactiveCurrentRequest
+						.continuation(this.enforcement.mayWait(limits), this.enforcement.blocking())))));
 		return this.enforcement.blocking() ? decided.subscribeOn(Schedulers.boundedElastic()) : decided;
 	}
 

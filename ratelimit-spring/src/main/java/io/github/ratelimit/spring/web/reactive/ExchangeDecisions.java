@@ -7,6 +7,7 @@ import java.util.function.Supplier;
 import io.github.ratelimit.spring.RateLimitChain;
 import io.github.ratelimit.spring.RateLimitEnforcer;
 import io.github.ratelimit.spring.RateLimitOutcome;
+import io.github.ratelimit.spring.ReactiveCurrentRequest;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.contextpropagation.ObservationThreadLocalAccessor;
@@ -79,7 +80,9 @@ public final class ExchangeDecisions {
 			List<? extends RateLimitChain.Step> steps) {
 		if (exchange == null) {
 			Mono<RateLimitChain.Verdict> verdict = Mono.deferContextual((context) -> Mono
-				.fromCompletionStage(this.chain.decide(null, steps, false, Runnable::run, observation(context))));
+				.fromCompletionStage(this.chain.decide(null, steps, false,
+						ReactiveCurrentRequest.continuation(RateLimitChain.mayWait(steps), this.chain.blocking()),
+						observation(context))));
 			return this.chain.blocking() ? verdict.subscribeOn(Schedulers.boundedElastic()) : verdict;
 		}
 		return request(exchange, true).flatMap((limited) -> decide(limited, steps));
