@@ -1,5 +1,6 @@
 package io.github.ratelimit.core;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -50,6 +51,52 @@ public abstract class AbstractRateLimiter implements RateLimiter {
 			return unsatisfiable(key, permits);
 		}
 		return call(() -> evaluate(key, permits, true)).thenApply((outcomes) -> Decision.of(outcomes, permits));
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Validates the request as {@link #tryAcquireAsync(String, long)} does, then asks the backend's {@link #reserve}
+	 * hook when the policy's algorithm is {@linkplain Algorithm#reservable() reservable} and {@code maxWait} is at
+	 * least a microsecond, else decides as {@code tryAcquireAsync}.
+	 * @throws IllegalArgumentException when the key is null or empty, {@code permits} below 1 or {@code maxWait}
+	 * negative
+	 */
+	@Override
+	public final CompletionStage<Decision> tryReserveAsync(String key, long permits, Duration maxWait) {
+		if (maxWait == null || maxWait.isNegative()) {
+			throw new IllegalArgumentException("A maximum wait must not be negative, was " + maxWait);
+		}
+		long maxWaitMicros = micros(maxWait);
+		if (!reserves() || maxWaitMicros == 0) {
+			return tryAcquireAsync(key, permits);
+		}
+		checkKey(key);
+		checkPermits(permits);
+		if (permits > this.smallestCapacity) {
+			return unsatisfiable(key, permits);
+		}
+		return call(() -> reserve(key, permits, maxWaitMicros)).thenApply((outcomes) -> Decision.of(outcomes, permits));
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * True for a policy of a {@linkplain Algorithm#reservable() reservable} algorithm.
+	 */
+	@Override
+	public final boolean reserves() {
+		return this.policy.algorithm().reservable();
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * True for a policy of the fixed window.
+	 */
+	@Override
+	public final boolean takesBack() {
+		return this.policy.algorithm() == Algorithm.FIXED_WINDOW;
 	}
 
 	/**
@@ -171,6 +218,20 @@ public abstract class AbstractRateLimiter implements RateLimiter {
 	protected abstract CompletionStage<List<LimitDecision>> evaluate(String key, long permits, boolean consume);
 
 	/**
+	 * Reserves permits atomically: evaluates every limit as {@link #evaluate} does with {@code consume} set, except
+	 * that a limit also admits the request when it will have the permits within {@code maxWaitMicros} and within its
+	 * period (its outcome's retry-after then the time until they are due), and takes them from every limit, or from
+	 * none. Backends of reservable algorithms override this; the default throws.
+	 * @param key the client's key
+	 * @param permits the permits asked for, at least 1 and at most the policy's smallest capacity
+	 * @param maxWaitMicros the longest the caller waits for them, at least 1
+	 * @return one outcome per limit, in the policy's order, when known
+	 */
+	protected CompletionStage<List<LimitDecision>> reserve(String key, long permits, long maxWaitMicros) {
+		throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot reserve");
+	}
+
+	/**
 	 * Takes a lease atomically: the most permits every limit has available now, at most {@code maximum}, when that is
 	 * at least {@code minimum}; otherwise nothing, evaluating {@code minimum} permits as {@link #evaluate} would.
 	 * Build the answer with {@link #leaseGrant}. Backends of leasable algorithms override this; the default throws.
@@ -228,6 +289,12 @@ public abstract class AbstractRateLimiter implements RateLimiter {
 			.filter(Algorithm::leasable)
 			.map(Algorithm::id)
 			.collect(Collectors.joining(", "));
+	}
+
+	/** A wait in whole microseconds, rounded down, at most 2^53 (longer than any limit reserves). */
+	private static long micros(Duration wait) {
+		return (wait.getSeconds() >= Limit.EXACT_INTEGER_LIMIT / 1_000_000) ? Limit.EXACT_INTEGER_LIMIT
+				: wait.getSeconds() * 1_000_000 + wait.getNano() / 1000;
 	}
 
 	private static void checkPermits(long permits) {

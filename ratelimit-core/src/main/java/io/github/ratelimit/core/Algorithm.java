@@ -79,6 +79,18 @@ public enum Algorithm {
 		return this == TOKEN_BUCKET || this == GCRA || this == FIXED_WINDOW;
 	}
 
+	/**
+	 * Whether a policy of this algorithm can reserve permits ({@link RateLimiter#tryReserveAsync}): take, now, permits
+	 * that come due later, within a caller's maximum wait, so that a caller waiting for its turn asks once. True for
+	 * the token bucket and GCRA, whose state can run into debt (a level below empty, a theoretical arrival time more
+	 * than a period ahead) that later requests pay off in order; false for the windows and the log, which count
+	 * admissions per window.
+	 * @return whether the algorithm can reserve
+	 */
+	public boolean reservable() {
+		return this == TOKEN_BUCKET || this == GCRA;
+	}
+
 	@Override
 	public String toString() {
 		return this.id;

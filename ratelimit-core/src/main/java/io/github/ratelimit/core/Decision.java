@@ -12,7 +12,8 @@ import java.util.List;
  * @param allowed whether the permits were granted (and consumed from every limit)
  * @param limit the limit that binds
  * @param remaining the permits left under that limit, at least 0
- * @param retryAfter how long until this request could succeed; zero when allowed. When the request can never succeed
+ * @param retryAfter how long until this request could succeed; zero when allowed, except for a reservation
+ * ({@link RateLimiter#tryReserveAsync}), where it is how long until the permits taken are due. When the request can never succeed
  * ({@code satisfiable} is false) this is the limit's period, a stand-in for "never": such a request consumes nothing,
  * and reports the client's state under the limit its cost exceeds as it is ({@code remaining}, {@code resetAfter},
  * {@code nextPermitAfter}), or, when the backend could not read it, {@code remaining} 0 and a period for both waits
@@ -40,6 +41,7 @@ public record Decision(boolean allowed, Limit limit, long remaining, Duration re
 		LimitDecision longestWait = null;
 		LimitDecision tooSmall = null;
 		List<Limit> violated = List.of();
+		long due = 0;
 		for (LimitDecision outcome : outcomes) {
 			if (outcome.neverAdmits(permits)) {
 				if (tooSmall == null) {
@@ -59,8 +61,12 @@ public record Decision(boolean allowed, Limit limit, long remaining, Duration re
 					violated.add(outcome.limit());
 				}
 			}
-			else if (fewestRemaining == null || outcome.remaining() < fewestRemaining.remaining()) {
-				fewestRemaining = outcome;
+			else {
+				if (fewestRemaining == null || outcome.remaining() < fewestRemaining.remaining()) {
+					fewestRemaining = outcome;
+				}
+				// a reservation's permits are due when every limit has them
+				due = Math.max(due, outcome.retryAfterMicros());
 			}
 		}
 		if (tooSmall != null) {
@@ -76,7 +82,7 @@ public record Decision(boolean allowed, Limit limit, long remaining, Duration re
 		if (fewestRemaining == null) {
 			throw new IllegalArgumentException("A decision needs the outcome of at least one limit");
 		}
-		return new Decision(true, fewestRemaining.limit(), fewestRemaining.remaining(), Duration.ZERO,
+		return new Decision(true, fewestRemaining.limit(), fewestRemaining.remaining(), micros(due),
 				micros(fewestRemaining.resetAfterMicros()), micros(fewestRemaining.nextPermitMicros()), true,
 				List.of());
 	}

@@ -1,5 +1,6 @@
 package io.github.ratelimit.core;
 
+import java.time.Duration;
 import java.util.concurrent.CompletionStage;
 
 import org.jspecify.annotations.Nullable;
@@ -52,6 +53,44 @@ public interface RateLimiter {
 	 * @return the decision when made; completed exceptionally when the backend fails or does not answer in time
 	 */
 	CompletionStage<Decision> tryAcquireAsync(String key, long permits);
+
+	/**
+	 * Asks for {@code permits} permits for {@code key} that may come due later: admits the request when every limit
+	 * has them now or will have them within {@code maxWait}, and takes them now, so that no request asking after it
+	 * gets them first (a reservation: the limit runs into a debt that the time until they are due pays off). The
+	 * admission's {@link Decision#retryAfter()} is how long until they are due: the caller must wait that long before
+	 * using them, which keeps every rate as {@link #tryAcquireAsync(String, long)} would. A refusal is
+	 * {@code tryAcquireAsync}'s: its retry-after is when the permits are free now, after {@code maxWait}. A limiter
+	 * that cannot reserve ({@link #reserves()} false: the windows, the log, a leased limiter) decides as
+	 * {@code tryAcquireAsync}, which this default does. How far ahead a limit reserves is at most its period.
+	 * @param key the client's key, not empty
+	 * @param permits the request's cost, at least 1
+	 * @param maxWait the longest the caller will wait for its permits; zero asks as {@code tryAcquireAsync}
+	 * @return the decision; completed exceptionally when the backend fails or does not answer in time
+	 */
+	default CompletionStage<Decision> tryReserveAsync(String key, long permits, Duration maxWait) {
+		return tryAcquireAsync(key, permits);
+	}
+
+	/**
+	 * Whether {@link #tryReserveAsync} reserves permits that come due later, rather than deciding as
+	 * {@link #tryAcquireAsync(String, long)}.
+	 * @return {@code false} unless this limiter reserves
+	 */
+	default boolean reserves() {
+		return false;
+	}
+
+	/**
+	 * Whether {@link #returnLeasedAsync} takes permits back (the fixed window, while the window they were taken in
+	 * lasts), so that a caller that may not use what it is granted asks with {@link #tryLeaseAsync} for exactly its
+	 * cost ({@code minimum} = {@code maximum}: the decision {@link #tryAcquireAsync(String, long)} would make, with a
+	 * grant to give back).
+	 * @return {@code false} unless this limiter takes leased permits back
+	 */
+	default boolean takesBack() {
+		return false;
+	}
 
 	/**
 	 * Admits a request from what this limiter holds in this process, without calling a backend and without blocking,

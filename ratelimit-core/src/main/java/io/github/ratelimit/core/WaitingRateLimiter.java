@@ -13,7 +13,12 @@ import io.github.ratelimit.core.wait.PermitQueues;
  * A limiter whose callers wait for their permits instead of being refused: for outbound calls and background work
  * that must keep to a shared rate, never over it. A refused caller sleeps until its next permit as the backend
  * computed it (on Redis, Redis' own clock), asks again, and so on up to its maximum wait; callers of one key in this
- * instance wait in line, in arrival order, and only the first of them asks the backend ({@link PermitQueues}).
+ * instance wait in line, in arrival order, and only the first of them asks the backend ({@link PermitQueues}). A
+ * limiter that {@linkplain RateLimiter#reserves() reserves} (the token bucket and GCRA) is asked once per caller: it
+ * takes the caller's permits at once when they come due within the caller's maximum wait
+ * ({@link RateLimiter#tryReserveAsync}), and the caller sleeps until they are due (the admission's
+ * {@link Decision#retryAfter() retry-after} is that sleep), while the next caller in line asks; callers of every
+ * instance are then served in the order they asked.
  * <pre class="code">
  * WaitingRateLimiter partner = new WaitingRateLimiter(backend.limiter(policy));
  * Decision decision = partner.acquire("partner-api", 1, Duration.ofSeconds(2));
@@ -32,6 +37,8 @@ public final class WaitingRateLimiter {
 	private final @Nullable Executor executor;
 
 	private final LongAdder abandoned = new LongAdder();
+
+	private final LongAdder returned = new LongAdder();
 
 	private final PermitQueues<Decision> queues = new PermitQueues<>(new PermitQueues.Events<>() {
 
@@ -105,7 +112,7 @@ public final class WaitingRateLimiter {
 		}
 		Attempt attempt = new Attempt(key, permits);
 		if (maxWait.isZero()) {
-			return attempt.call().toCompletableFuture();
+			return attempt.call(Duration.ZERO).toCompletableFuture();
 		}
 		return this.queues.acquire(key, permits, maxWait, attempt, this.executor);
 	}
@@ -120,11 +127,21 @@ public final class WaitingRateLimiter {
 
 	/**
 	 * Permits granted to callers that had given up (interrupted, cancelled, or out of time while their call was in
-	 * flight) that no other caller in line could take: taken from the limit and not used.
+	 * flight; or cancelled before their reserved permits came due) that no other caller in line could take: taken
+	 * from the limit and not used, except those the limit took back ({@link #returned()}).
 	 * @return how many grants since this limiter was created
 	 */
 	public long abandoned() {
 		return this.abandoned.sum();
+	}
+
+	/**
+	 * Of the {@linkplain #abandoned() abandoned} permits, those the limiter took back ({@link RateLimiter#takesBack()}:
+	 * the fixed window, while the window they were taken in lasts), so that they went to later callers.
+	 * @return how many permits since this limiter was created
+	 */
+	public long returned() {
+		return this.returned.sum();
 	}
 
 	private final class Attempt implements PermitQueues.Attempt<Decision> {
@@ -138,11 +155,39 @@ public final class WaitingRateLimiter {
 			this.permits = permits;
 		}
 
+		/** The grant of this caller's latest admission by a limiter that takes permits back, to give back if unused. */
+		private volatile @Nullable LeaseGrant taken;
+
 		@Override
-		public java.util.concurrent.CompletionStage<Decision> call() {
-			Decision leased = WaitingRateLimiter.this.limiter.tryFromLease(this.key, this.permits);
-			return (leased != null) ? CompletableFuture.completedFuture(leased)
-					: WaitingRateLimiter.this.limiter.tryAcquireAsync(this.key, this.permits);
+		public java.util.concurrent.CompletionStage<Decision> call(Duration remaining) {
+			RateLimiter limiter = WaitingRateLimiter.this.limiter;
+			Decision leased = limiter.tryFromLease(this.key, this.permits);
+			if (leased != null) {
+				return CompletableFuture.completedFuture(leased);
+			}
+			if (limiter.takesBack()) {
+				return limiter.tryLeaseAsync(this.key, this.permits, this.permits).thenApply((grant) -> {
+					if (grant.allowed()) {
+						this.taken = grant;
+					}
+					return grant.decision();
+				});
+			}
+			return limiter.tryReserveAsync(this.key, this.permits, remaining);
+		}
+
+		@Override
+		public void abandoned(Decision admission) {
+			LeaseGrant grant = this.taken;
+			if (grant != null && grant.decision() == admission) {
+				WaitingRateLimiter.this.limiter.returnLeasedAsync(this.key, grant, this.permits)
+					.thenAccept((back) -> WaitingRateLimiter.this.returned.add(back));
+			}
+		}
+
+		@Override
+		public Duration due(Decision admission) {
+			return admission.retryAfter();
 		}
 
 		@Override
@@ -157,7 +202,8 @@ public final class WaitingRateLimiter {
 
 		@Override
 		public @Nullable Decision emptied(Decision admission) {
-			return Waiting.emptied(admission);
+			// a limiter that reserves lets the next caller reserve at once
+			return WaitingRateLimiter.this.limiter.reserves() ? null : Waiting.emptied(admission);
 		}
 
 		@Override

@@ -16,6 +16,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
 
@@ -34,7 +36,7 @@ class WaitingRateLimiterTests {
 
 	@Test
 	void callersOfOneKeyAreServedInArrivalOrderOneCallAtATime() throws Exception {
-		Counted limiter = new Counted(this.backend.create(Policy.of("steady", Algorithm.GCRA, "20/1s")));
+		Counted limiter = new Counted(this.backend.create(Policy.of("steady", Algorithm.GCRA, "20/1s")), false);
 		long start = System.nanoTime(); // before the first permit of the full burst of 20
 		drain(limiter, "k");
 		WaitingRateLimiter waiting = new WaitingRateLimiter(limiter);
@@ -51,6 +53,80 @@ class WaitingRateLimiterTests {
 		assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(350));
 		assertThat(limiter.mostInFlight.get()).as("callers in line never ask at once").isEqualTo(1);
 		assertThat(waiting.waiting()).isZero();
+	}
+
+	@Test
+	void reservingCallersAskOncePerPermitAreServedInArrivalOrderAndNeverBeforeTheirPermitIsDue() throws Exception {
+		// GCRA reserves: each caller takes its permit with one call, due later, and sleeps until then while the next
+		// asks; the 8th permit after the burst of 20 comes 400 ms after the first
+		Counted limiter = new Counted(this.backend.create(Policy.of("steady", Algorithm.GCRA, "20/1s")));
+		assertThat(limiter.reserves()).isTrue();
+		long start = System.nanoTime();
+		drain(limiter, "k");
+		int callsBefore = limiter.calls.get();
+		WaitingRateLimiter waiting = new WaitingRateLimiter(limiter);
+		List<Integer> order = new CopyOnWriteArrayList<>();
+		List<CompletableFuture<Decision>> all = new ArrayList<>();
+		for (int i = 0; i < 8; i++) {
+			int caller = i;
+			all.add(waiting.acquireAsync("k", 1, Duration.ofSeconds(30))
+				.whenComplete((decision, error) -> order.add(caller)));
+		}
+		CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+		assertThat(all).allSatisfy((decision) -> assertThat(decision.join().allowed()).isTrue());
+		assertThat(order).containsExactly(0, 1, 2, 3, 4, 5, 6, 7);
+		assertThat(limiter.calls.get() - callsBefore).as("one call per permit").isEqualTo(8);
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(390));
+		assertThat(all.get(7).join().retryAfter()).as("the last caller's permit was due later")
+			.isGreaterThan(Duration.ofMillis(100));
+		assertThat(limiter.mostInFlight.get()).as("callers in line never ask at once").isEqualTo(1);
+		assertThat(waiting.waiting()).isZero();
+	}
+
+	@Test
+	void instancesReservingOnOneKeyAskOncePerPermitAndKeepTheRate() throws Exception {
+		// the contention of the back-off test below, on a limiter that reserves: three instances of 6 threads, 144
+		// permits at 100 a second after the burst, one call each; the last is due 1.44 s after the bucket was drained
+		Counted limiter = new Counted(this.backend.create(Policy.of("shared", Algorithm.TOKEN_BUCKET, "100/1s")));
+		long start = System.nanoTime();
+		drain(limiter, "k");
+		int callsBefore = limiter.calls.get();
+		int admittedBefore = limiter.admitted.get();
+		int admitted = admittedByCallers(List.of(new WaitingRateLimiter(limiter), new WaitingRateLimiter(limiter),
+				new WaitingRateLimiter(limiter)), 6, 8);
+		assertThat(admitted).isEqualTo(144);
+		assertThat(limiter.admitted.get() - admittedBefore).isEqualTo(144);
+		assertThat(limiter.calls.get() - callsBefore).as("one call per permit").isEqualTo(144);
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(1430));
+	}
+
+	@Test
+	void aReservationDueAfterTheMaximumWaitIsRefusedAtOnceWithOneCall() {
+		Counted limiter = new Counted(this.backend.create(Policy.of("slow", Algorithm.GCRA, "1/10s")));
+		WaitingRateLimiter waiting = new WaitingRateLimiter(limiter);
+		assertThat(waiting.acquire("k", 1, Duration.ofSeconds(1)).allowed()).isTrue();
+		Decision refused = waiting.acquire("k", 1, Duration.ofSeconds(1));
+		assertThat(refused.allowed()).isFalse();
+		assertThat(refused.retryAfter()).isGreaterThan(Duration.ofSeconds(9));
+		assertThat(limiter.calls.get()).isEqualTo(2);
+	}
+
+	@Test
+	void aReservedCallerCancelledBeforeItsPermitIsDueCountsItAbandoned() throws Exception {
+		Counted limiter = new Counted(this.backend.create(Policy.of("rare", Algorithm.GCRA, "1/1s")));
+		WaitingRateLimiter waiting = new WaitingRateLimiter(limiter);
+		assertThat(waiting.acquire("k", 1, Duration.ofSeconds(5)).allowed()).isTrue();
+		CompletableFuture<Decision> reserved = waiting.acquireAsync("k", 1, Duration.ofSeconds(5));
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+		while (limiter.admitted.get() < 2 && System.nanoTime() < deadline) {
+			Thread.sleep(1);
+		}
+		assertThat(limiter.admitted.get()).as("the second permit was reserved").isEqualTo(2);
+		assertThat(reserved).isNotDone();
+		assertThat(waiting.waiting()).as("a reserved caller is no longer in line").isZero();
+		reserved.cancel(false);
+		assertThat(waiting.abandoned()).isEqualTo(1);
+		assertThat(limiter.calls.get()).isEqualTo(2);
 	}
 
 	@Test
@@ -89,7 +165,7 @@ class WaitingRateLimiterTests {
 	@Test
 	void aCallerInLineGivesUpAtItsMaximumWaitBeforeTheHeadIsServed() throws Exception {
 		// one permit every 2 s: the head waits about 2 s; the caller behind it may wait 300 ms only
-		Counted limiter = new Counted(this.backend.create(Policy.of("sparse", Algorithm.GCRA, "1/2s")));
+		Counted limiter = new Counted(this.backend.create(Policy.of("sparse", Algorithm.GCRA, "1/2s")), false);
 		drain(limiter, "k");
 		WaitingRateLimiter waiting = new WaitingRateLimiter(limiter);
 		CompletableFuture<Decision> head = waiting.acquireAsync("k", 1, Duration.ofSeconds(30));
@@ -108,7 +184,7 @@ class WaitingRateLimiterTests {
 		// one permit every 2 s, none refused yet: the head is admitted and the next caller sleeps until the next
 		// permit is due; the caller behind it may wait 100 ms only, and ends then with its own refusal, not 2 s later
 		// with a permit
-		Counted limiter = new Counted(this.backend.create(Policy.of("sparse", Algorithm.GCRA, "1/2s")));
+		Counted limiter = new Counted(this.backend.create(Policy.of("sparse", Algorithm.GCRA, "1/2s")), false);
 		WaitingRateLimiter waiting = new WaitingRateLimiter(limiter);
 		CompletableFuture<Decision> first = waiting.acquireAsync("k", 1, Duration.ofSeconds(30));
 		CompletableFuture<Decision> second = waiting.acquireAsync("k", 1, Duration.ofMillis(100));
@@ -183,6 +259,79 @@ class WaitingRateLimiterTests {
 	}
 
 	@Test
+	void aReservationGrantedToACallerThatGaveUpGoesToTheNextAskingAsMuchWhenItIsDue() throws Exception {
+		Held limiter = new Held(this.backend.create(Policy.of("handed", Algorithm.GCRA, "1/1h")), true);
+		CompletableFuture<Decision> inFlight = new CompletableFuture<>();
+		limiter.answers.add(inFlight);
+		WaitingRateLimiter waiting = new WaitingRateLimiter(limiter);
+		CompletableFuture<Decision> first = waiting.acquireAsync("k", 1, Duration.ofSeconds(30));
+		CompletableFuture<Decision> second = waiting.acquireAsync("k", 1, Duration.ofSeconds(30));
+		first.cancel(false);
+		Decision admission = this.backend.create(Policy.of("grant", Algorithm.GCRA, "5/1h")).tryAcquire("g");
+		Decision reservation = new Decision(true, admission.limit(), 0, Duration.ofMillis(300),
+				admission.resetAfter(), admission.nextPermitAfter(), true, List.of());
+		long handed = System.nanoTime();
+		inFlight.complete(reservation);
+		assertThat(second.get(30, TimeUnit.SECONDS)).isSameAs(reservation);
+		assertThat(Duration.ofNanos(System.nanoTime() - handed)).as("not before it was due")
+			.isGreaterThanOrEqualTo(Duration.ofMillis(300));
+		assertThat(limiter.calls.get()).as("the second caller did not ask").isEqualTo(1);
+		assertThat(waiting.abandoned()).isZero();
+	}
+
+	@Test
+	void aFixedWindowPermitGrantedToACallerThatGaveUpWithNobodyBehindIsGivenBack() throws Exception {
+		RateLimiter real = this.backend.create(Policy.of("returned", Algorithm.FIXED_WINDOW, "5/1h"));
+		CompletableFuture<Void> gate = new CompletableFuture<>();
+		RateLimiter gated = new RateLimiter() {
+
+			@Override
+			public Policy policy() {
+				return real.policy();
+			}
+
+			@Override
+			public CompletionStage<Decision> tryAcquireAsync(String key, long permits) {
+				throw new AssertionError("a limiter that takes permits back is asked for a grant");
+			}
+
+			@Override
+			public boolean takesBack() {
+				return real.takesBack();
+			}
+
+			@Override
+			public CompletionStage<LeaseGrant> tryLeaseAsync(String key, long minimum, long maximum) {
+				return real.tryLeaseAsync(key, minimum, maximum).thenCombine(gate, (grant, open) -> grant);
+			}
+
+			@Override
+			public CompletionStage<Long> returnLeasedAsync(String key, LeaseGrant grant, long permits) {
+				return real.returnLeasedAsync(key, grant, permits);
+			}
+
+			@Override
+			public Decision peek(String key) {
+				return real.peek(key);
+			}
+
+			@Override
+			public void reset(String key) {
+				real.reset(key);
+			}
+
+		};
+		WaitingRateLimiter waiting = new WaitingRateLimiter(gated);
+		CompletableFuture<Decision> caller = waiting.acquireAsync("k", 2, Duration.ofSeconds(30));
+		assertThat(real.peek("k").remaining()).as("granted, the answer held").isEqualTo(3);
+		caller.cancel(false);
+		gate.complete(null);
+		assertThat(waiting.abandoned()).isEqualTo(1);
+		assertThat(waiting.returned()).isEqualTo(2);
+		assertThat(real.peek("k").remaining()).as("both permits back in the window").isEqualTo(5);
+	}
+
+	@Test
 	void aPermitGrantedToACallerThatGaveUpWithNobodyBehindIsCountedAbandoned() throws Exception {
 		Held limiter = new Held(this.backend.create(Policy.of("lost", Algorithm.FIXED_WINDOW, "1/1h")));
 		limiter.answers.add(CompletableFuture.completedFuture(refusal(limiter, Duration.ofMillis(20))));
@@ -215,7 +364,7 @@ class WaitingRateLimiterTests {
 		// asking all at once when each permit is due would cost about 3 calls a permit (4 with the next caller of the
 		// winner's line asking at once into an empty bucket); a caller refused when its permit was due backs off, and
 		// the caller after an admission that left no permit waits for the next one
-		Counted limiter = new Counted(this.backend.create(Policy.of("shared", Algorithm.TOKEN_BUCKET, "100/1s")));
+		Counted limiter = new Counted(this.backend.create(Policy.of("shared", Algorithm.TOKEN_BUCKET, "100/1s")), false);
 		drain(limiter, "k");
 		int callsBefore = limiter.calls.get();
 		int admittedBefore = limiter.admitted.get();
@@ -228,13 +377,16 @@ class WaitingRateLimiterTests {
 		assertThat((double) calls / permits).as("%d calls for %d permits", calls, permits).isLessThan(2.5);
 	}
 
-	@Test
-	void everyGrantReachesACallerOrIsCountedAbandonedWhateverCallersDo() throws Exception {
+	@ParameterizedTest(name = "reserving {0}")
+	@ValueSource(booleans = { false, true })
+	void everyGrantReachesACallerOrIsCountedAbandonedWhateverCallersDo(boolean reserving) throws Exception {
 		// 16 threads, each 40 callers of one of four keys with random costs and maximum waits, a fifth cancelled at a
 		// random moment, every answer coming up to 10 ms after the limiter decided (as over a network, so that callers
 		// give up while their call is in flight): whatever the interleaving, every permit the limiter granted went to exactly one caller that
 		// got it, or is counted abandoned; every caller ends; no line is left behind
-		Counted limiter = new Slow(this.backend.create(Policy.of("stress", Algorithm.TOKEN_BUCKET, "20/100ms")));
+		// (reserving: a caller cancelled before its reserved permits are due counts them abandoned)
+		Counted limiter = new Slow(this.backend.create(Policy.of("stress", Algorithm.TOKEN_BUCKET, "20/100ms")),
+				reserving);
 		WaitingRateLimiter waiting = new WaitingRateLimiter(limiter);
 		List<CompletableFuture<Decision>> callers = new CopyOnWriteArrayList<>();
 		List<Thread> threads = new ArrayList<>();
@@ -337,8 +489,45 @@ class WaitingRateLimiterTests {
 
 		final AtomicInteger mostInFlight = new AtomicInteger();
 
+		final boolean reserving;
+
 		Counted(RateLimiter real) {
+			this(real, true);
+		}
+
+		/**
+		 * A real limiter, counted, that reserves when {@code reserving} and the real limiter does (a subclass whose
+		 * answers the test shapes never does): the lines of callers of a limiter that does not reserve (the windows,
+		 * a leased limiter) are tested with one that would.
+		 */
+		Counted(RateLimiter real, boolean reserving) {
 			this.real = real;
+			this.reserving = reserving;
+		}
+
+		/** Counted as any call. */
+		@Override
+		public CompletionStage<Decision> tryReserveAsync(String key, long permits, Duration maxWait) {
+			if (!reserves()) {
+				return tryAcquireAsync(key, permits);
+			}
+			this.calls.incrementAndGet();
+			this.mostInFlight.accumulateAndGet(this.inFlight.incrementAndGet(), Math::max);
+			return reservation(key, permits, maxWait).whenComplete((decision, error) -> {
+				this.inFlight.decrementAndGet();
+				if (decision != null && decision.allowed()) {
+					this.admitted.incrementAndGet();
+				}
+			});
+		}
+
+		@Override
+		public boolean reserves() {
+			return this.reserving && this.real.reserves();
+		}
+
+		CompletionStage<Decision> reservation(String key, long permits, Duration maxWait) {
+			return this.real.tryReserveAsync(key, permits, maxWait);
 		}
 
 		@Override
@@ -379,13 +568,21 @@ class WaitingRateLimiterTests {
 	 */
 	static final class Slow extends Counted {
 
-		Slow(RateLimiter real) {
-			super(real);
+		Slow(RateLimiter real, boolean reserving) {
+			super(real, reserving);
 		}
 
 		@Override
 		CompletionStage<Decision> answer(String key, long permits) {
-			Decision decision = this.real.tryAcquire(key, permits);
+			return late(this.real.tryAcquire(key, permits));
+		}
+
+		@Override
+		CompletionStage<Decision> reservation(String key, long permits, Duration maxWait) {
+			return late(this.real.tryReserveAsync(key, permits, maxWait).toCompletableFuture().join());
+		}
+
+		private static CompletionStage<Decision> late(Decision decision) {
 			long delay = java.util.concurrent.ThreadLocalRandom.current().nextLong(10_000);
 			return CompletableFuture.supplyAsync(() -> decision,
 					CompletableFuture.delayedExecutor(delay, TimeUnit.MICROSECONDS));
@@ -401,7 +598,16 @@ class WaitingRateLimiterTests {
 		final BlockingQueue<CompletableFuture<Decision>> answers = new LinkedBlockingQueue<>();
 
 		Held(RateLimiter real) {
-			super(real);
+			this(real, false);
+		}
+
+		Held(RateLimiter real, boolean reserving) {
+			super(real, reserving);
+		}
+
+		@Override
+		CompletionStage<Decision> reservation(String key, long permits, Duration maxWait) {
+			return answer(key, permits);
 		}
 
 		@Override

@@ -10,7 +10,8 @@ import io.github.ratelimit.core.Policy;
 /**
  * The script arguments of one policy, encoded once: {@code ARGV} is the permits, whether to consume (1|0), then
  * each limit's constants, the same number for every limit of an algorithm. Only the first two change per call: a
- * lease sends its minimum and {@code L<maximum>}, a return of leased permits the permits and when they were taken.
+ * lease sends its minimum and {@code L<maximum>}, a reservation its permits and {@code W<maximum wait in us>}, a
+ * return of leased permits the permits and when they were taken.
  * <ul>
  * <li>{@code token-bucket} and {@code gcra}: the integer units of one permit ({@code period / g}), the units one
  * microsecond refills ({@code capacity / g}) and the units of a full bucket ({@code capacity * period / g}), with
@@ -81,6 +82,18 @@ final class LimitArguments {
 	byte[][] lease(long minimum, long maximum) {
 		byte[][] arguments = of(minimum, true);
 		arguments[1] = ("L" + maximum).getBytes(StandardCharsets.US_ASCII);
+		return arguments;
+	}
+
+	/**
+	 * The arguments of a reservation.
+	 * @param permits the permits asked for
+	 * @param maxWaitMicros the longest the caller waits for them, at least 1 and at most 2<sup>53</sup>
+	 * @return the arguments, a fresh array whose constant elements are shared
+	 */
+	byte[][] reserve(long permits, long maxWaitMicros) {
+		byte[][] arguments = of(permits, true);
+		arguments[1] = ("W" + maxWaitMicros).getBytes(StandardCharsets.US_ASCII);
 		return arguments;
 	}
 

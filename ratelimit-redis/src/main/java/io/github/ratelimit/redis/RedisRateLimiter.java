@@ -49,7 +49,21 @@ class RedisRateLimiter extends AbstractRateLimiter {
 	 */
 	@Override
 	protected CompletionStage<List<LimitDecision>> evaluate(String key, long permits, boolean consume) {
-		return this.redis.run(this.script, this.keys.encodedKeys(key), this.arguments.of(permits, consume))
+		return decide(key, permits, this.arguments.of(permits, consume));
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * A call that times out fails with a {@link LateReplyTimeoutException} whose late reply reads as this decision.
+	 */
+	@Override
+	protected CompletionStage<List<LimitDecision>> reserve(String key, long permits, long maxWaitMicros) {
+		return decide(key, permits, this.arguments.reserve(permits, maxWaitMicros));
+	}
+
+	private CompletionStage<List<LimitDecision>> decide(String key, long permits, byte[][] arguments) {
+		return this.redis.run(this.script, this.keys.encodedKeys(key), arguments)
 			.handle((reply, error) -> {
 				if (error != null) {
 					throw LateReplyTimeoutException.decided(error, (late) -> Decision.of(outcomes(late), permits));

@@ -98,6 +98,25 @@ public final class SuppliedClockScripts {
 	}
 
 	/**
+	 * Reserves with a policy's script at a time, with the backend's own arguments, and reads each limit's outcome as
+	 * the backend does.
+	 * @param redis the connection
+	 * @param policy the policy, of a reservable algorithm
+	 * @param keys one key per limit
+	 * @param permits the permits asked for
+	 * @param maxWaitMicros the longest the caller waits
+	 * @param now the time in microseconds since the epoch
+	 * @return one outcome per limit
+	 */
+	public static List<LimitDecision> reserve(StringRedisTemplate redis, Policy policy, List<String> keys, long permits,
+			long maxWaitMicros, long now) {
+		List<Long> reply = redis.execute(of(policy.algorithm()), keys,
+				arguments(new LimitArguments(policy).reserve(permits, maxWaitMicros), now));
+		assertThat(reply).hasSize(5 * policy.limits().size());
+		return outcomes(policy, reply);
+	}
+
+	/**
 	 * Takes a lease with a policy's script at a time, with the backend's own arguments, and reads the grant as the
 	 * backend does.
 	 * @param redis the connection
@@ -201,6 +220,12 @@ public final class SuppliedClockScripts {
 		protected CompletionStage<List<LimitDecision>> evaluate(String key, long permits, boolean consume) {
 			return CompletableFuture
 				.completedFuture(run(this.redis, policy(), this.keys.keys(key), permits, consume, now()));
+		}
+
+		@Override
+		protected CompletionStage<List<LimitDecision>> reserve(String key, long permits, long maxWaitMicros) {
+			return CompletableFuture.completedFuture(
+					SuppliedClockScripts.reserve(this.redis, policy(), this.keys.keys(key), permits, maxWaitMicros, now()));
 		}
 
 		@Override

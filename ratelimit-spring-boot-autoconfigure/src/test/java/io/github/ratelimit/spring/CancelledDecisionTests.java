@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Policy;
+import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.resilience.CircuitBreaker;
 import io.github.ratelimit.core.resilience.DenyCache;
 import io.github.ratelimit.redis.RedisRateLimiterBackend;
@@ -170,6 +171,25 @@ class CancelledDecisionTests {
 		continuations.poll().run();
 		assertThat(this.outcomes).extracting((outcome) -> outcome.policy().name()).containsExactly("first");
 		assertThat(secondKeys).as("the second policy was not asked for a request gone").hasValue(0);
+	}
+
+	@Test
+	void aFixedWindowGrantToAWaitingRequestThatGaveUpIsGivenBack() {
+		Policy fixed = Policy.of("returned", Algorithm.FIXED_WINDOW, "5/1h");
+		RateLimiter limiter = this.backend.create(fixed);
+		PolicyDefinition policy = PolicyDefinition.of(fixed, limiter, "ip", (request) -> null, List.of(), List.of(),
+				Set.of(), 1, FailureMode.OPEN, false);
+		pauseRedis();
+		CompletableFuture<RateLimitOutcome> waiting = this.enforcer
+			.enforceAsync(policy, policy.defaultPlan(), "client", 2, null, Duration.ofSeconds(30), Runnable::run)
+			.toCompletableFuture();
+		assertThat(waiting).as("the call waits for paused Redis").isNotDone();
+		waiting.cancel(false);
+		// Redis grants the 2 permits to a request that gave up, with nobody behind it: they go back to the window
+		Await.until(() -> this.outcomes.size() == 1);
+		assertThat(this.outcomes).singleElement()
+			.satisfies((outcome) -> assertThat(outcome.kind()).isEqualTo(RateLimitOutcome.Kind.ALLOWED));
+		Await.until(() -> limiter.peek(policy.storedKey("client")).remaining() == 5);
 	}
 
 	private void openBreaker() {

@@ -13,6 +13,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.LeaseGrant;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimiter;
@@ -191,7 +192,7 @@ public class RateLimitEnforcer {
 	 */
 	public CompletionStage<RateLimitOutcome> enforceAsync(PolicyDefinition policy, PolicyPlan requested, String key,
 			long permits) {
-		return detached(observedAsync(policy, requested, key, permits));
+		return detached(observedAsync(policy, requested, key, permits, Duration.ZERO, null));
 	}
 
 	/**
@@ -205,17 +206,17 @@ public class RateLimitEnforcer {
 	}
 
 	private CompletionStage<RateLimitOutcome> observedAsync(PolicyDefinition policy, PolicyPlan requested, String key,
-			long permits) {
+			long permits, Duration reserve, @Nullable Receipts receipts) {
 		String stored = policy.storedKey(key);
 		if (this.observations.isNoop()) {
-			return decideAsync(policy, requested, stored, permits);
+			return decideAsync(policy, requested, stored, permits, reserve, receipts);
 		}
 		RateLimitObservationContext context = new RateLimitObservationContext(policy.name(), requested.planTag(),
 				this.backend.name());
 		Observation observation = observation(context).start();
 		CompletionStage<RateLimitOutcome> outcome;
 		try (Observation.Scope scope = observation.openScope()) {
-			outcome = decideAsync(policy, requested, stored, permits);
+			outcome = decideAsync(policy, requested, stored, permits, reserve, receipts);
 		}
 		catch (RuntimeException | Error ex) {
 			observation.error(ex);
@@ -248,11 +249,21 @@ public class RateLimitEnforcer {
 	 */
 	public CompletionStage<RateLimitOutcome> enforceAsync(PolicyDefinition policy, PolicyPlan requested, String key,
 			long permits, @Nullable Observation parent) {
+		return decideOnceAsync(policy, requested, key, permits, parent, Duration.ZERO, null);
+	}
+
+	/**
+	 * One decision, under the given observation, reserving permits due within {@code reserve} where the limiter
+	 * reserves ({@link RateLimiter#tryReserveAsync}), and, given {@code receipts}, taking them as a grant that can be
+	 * given back where the limiter takes permits back ({@link RateLimiter#takesBack()}).
+	 */
+	private CompletionStage<RateLimitOutcome> decideOnceAsync(PolicyDefinition policy, PolicyPlan requested,
+			String key, long permits, @Nullable Observation parent, Duration reserve, @Nullable Receipts receipts) {
 		if (parent == null || this.observations.getCurrentObservation() == parent) {
-			return enforceAsync(policy, requested, key, permits);
+			return detached(observedAsync(policy, requested, key, permits, reserve, receipts));
 		}
 		try (Observation.Scope scope = parent.openScope()) {
-			return enforceAsync(policy, requested, key, permits);
+			return detached(observedAsync(policy, requested, key, permits, reserve, receipts));
 		}
 	}
 
@@ -260,7 +271,10 @@ public class RateLimitEnforcer {
 	 * Enforces a policy as {@link #enforceAsync(PolicyDefinition, PolicyPlan, String, long, Observation)} does, a
 	 * refused request waiting for its next permit up to {@code maxWait}: in its client's line in this instance, in
 	 * arrival order, each refusal's retry-after (the backend's next permit) slept without holding a thread, then asked
-	 * again ({@link PermitQueues}). Each call is enforced as any other, with the policy's failure mode: a fail-closed
+	 * again ({@link PermitQueues}); where the policy's limiter {@linkplain RateLimiter#reserves() reserves} (token
+	 * bucket, GCRA), each call reserves the request's permits when they come due within what is left of its wait, and
+	 * the request sleeps until they are due while the next in line asks. Each call is enforced as any other, with the
+	 * policy's failure mode: a fail-closed
 	 * refusal and a cost above the capacity end the wait at once; failing open admits; the local fallback's refusal is
 	 * waited out as the backend's is. A request whose next permit comes after its maximum wait is refused at once
 	 * with the refusal.
@@ -278,16 +292,29 @@ public class RateLimitEnforcer {
 		if (maxWait.isZero()) {
 			return enforceAsync(policy, requested, key, permits, parent);
 		}
+		Receipts receipts = new Receipts();
 		return this.waits.acquire(new WaitLine(policy, key), permits, maxWait, new PermitQueues.Attempt<>() {
 
 			@Override
-			public CompletionStage<RateLimitOutcome> call() {
-				return enforceAsync(policy, requested, key, permits, parent);
+			public CompletionStage<RateLimitOutcome> call(Duration remaining) {
+				return decideOnceAsync(policy, requested, key, permits, parent, remaining, receipts);
+			}
+
+			@Override
+			public void abandoned(RateLimitOutcome admission) {
+				receipts.giveBack(admission.decision(), permits);
 			}
 
 			@Override
 			public boolean admitted(RateLimitOutcome outcome) {
 				return !outcome.refused();
+			}
+
+			@Override
+			public Duration due(RateLimitOutcome admission) {
+				// a reservation's permits come due later; every other admission's at once
+				return (admission.kind() == RateLimitOutcome.Kind.ALLOWED) ? admission.decision().retryAfter()
+						: Duration.ZERO;
 			}
 
 			@Override
@@ -301,7 +328,9 @@ public class RateLimitEnforcer {
 			@Override
 			public @Nullable RateLimitOutcome emptied(RateLimitOutcome admission) {
 				Decision taken = admission.decision();
-				if (admission.kind() != RateLimitOutcome.Kind.ALLOWED || taken.remaining() > 0
+				// a limiter that reserves lets the next caller reserve at once
+				if (admission.kind() != RateLimitOutcome.Kind.ALLOWED || admission.plan().limiter().reserves()
+						|| taken.remaining() > 0
 						|| taken.nextPermitAfter().isZero()) {
 					return null;
 				}
@@ -332,7 +361,7 @@ public class RateLimitEnforcer {
 	}
 
 	private CompletionStage<RateLimitOutcome> decideAsync(PolicyDefinition policy, PolicyPlan requested, String key,
-			long permits) {
+			long permits, Duration reserve, @Nullable Receipts receipts) {
 		PolicyPlan plan = overridden(requested, key);
 		RateLimitOutcome early = beforeCall(policy, plan, key, permits);
 		if (early != null) {
@@ -349,7 +378,15 @@ public class RateLimitEnforcer {
 		}
 		CompletionStage<Decision> decision;
 		try {
-			decision = plan.limiter().tryAcquireAsync(key, permits);
+			RateLimiter limiter = plan.limiter();
+			if (receipts != null && limiter.takesBack()) {
+				// the decision tryAcquire makes, as a grant a caller that gives up can give back
+				decision = limiter.tryLeaseAsync(key, permits, permits).thenApply((grant) -> receipts.took(limiter, key, grant));
+			}
+			else {
+				decision = reserve.isZero() ? limiter.tryAcquireAsync(key, permits)
+						: limiter.tryReserveAsync(key, permits, reserve);
+			}
 		}
 		catch (RuntimeException | LinkageError ex) {
 			return CompletableFuture.completedFuture(call.failed(ex));
@@ -747,6 +784,45 @@ public class RateLimitEnforcer {
 
 	private static RateLimitOutcome.Kind deniedKind(PolicyDefinition policy) {
 		return policy.shadow() ? RateLimitOutcome.Kind.SHADOW_DENIED : RateLimitOutcome.Kind.DENIED;
+	}
+
+	/**
+	 * The latest grant of a waiting request by a limiter that takes permits back, to give back when the request gives
+	 * up before it uses them.
+	 */
+	private static final class Receipts {
+
+		private volatile @Nullable Receipt latest;
+
+		Decision took(RateLimiter limiter, String storedKey, LeaseGrant grant) {
+			if (grant.allowed()) {
+				this.latest = new Receipt(limiter, storedKey, grant);
+			}
+			return grant.decision();
+		}
+
+		void giveBack(Decision admission, long permits) {
+			Receipt receipt = this.latest;
+			if (receipt == null || receipt.grant().decision() != admission) {
+				return;
+			}
+			try {
+				receipt.limiter().returnLeasedAsync(receipt.storedKey(), receipt.grant(), permits).whenComplete(
+						(back, error) -> {
+							if (error != null) {
+								logger.debug("Could not give back permits of a grant nobody used", error);
+							}
+						});
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Could not give back permits of a grant nobody used", ex);
+			}
+		}
+
+	}
+
+	private record Receipt(RateLimiter limiter, String storedKey, LeaseGrant grant) {
+
 	}
 
 	/**

@@ -38,8 +38,36 @@ class InMemoryRateLimiter extends AbstractRateLimiter {
 	protected CompletionStage<List<LimitDecision>> evaluate(String key, long permits, boolean consume) {
 		LimitDecision[] outcomes = new LimitDecision[policy().limits().size()];
 		this.backend.entries()
-			.compute(entryKey(key), (entryKey, entry) -> decide(entry, this.backend.now(), permits, consume, outcomes));
+			.compute(entryKey(key), (entryKey, entry) -> decide(entry, this.backend.now(), permits, consume, 0, 0, outcomes));
 		return CompletableFuture.completedFuture(Arrays.asList(outcomes));
+	}
+
+	@Override
+	protected CompletionStage<List<LimitDecision>> reserve(String key, long permits, long maxWaitMicros) {
+		LimitDecision[] outcomes = new LimitDecision[policy().limits().size()];
+		this.backend.entries()
+			.compute(entryKey(key), (entryKey, entry) -> reserve(entry, this.backend.now(), permits, maxWaitMicros,
+					outcomes));
+		return CompletableFuture.completedFuture(Arrays.asList(outcomes));
+	}
+
+	/**
+	 * Reserves inside the map's atomic update: every limit asked first without consuming, for the time all of them
+	 * have the permits (the largest retry-after), then, when all admit, taken as at that time.
+	 */
+	private @Nullable Entry reserve(@Nullable Entry entry, long now, long permits, long maxWait,
+			LimitDecision[] outcomes) {
+		List<Limit> limits = policy().limits();
+		long due = 0;
+		for (int i = 0; i < limits.size(); i++) {
+			LimitDecision outcome = this.algorithm.reserve(live(entry, i, now), limits.get(i), now, permits, false,
+					maxWait, 0).outcome();
+			if (!outcome.allowed()) {
+				return decide(entry, now, permits, true, maxWait, 0, outcomes);
+			}
+			due = Math.max(due, outcome.retryAfterMicros());
+		}
+		return decide(entry, now, permits, true, maxWait, due, outcomes);
 	}
 
 	@Override
@@ -55,7 +83,7 @@ class InMemoryRateLimiter extends AbstractRateLimiter {
 			}
 			grant[0] = (available >= minimum) ? available : 0;
 			grant[1] = now;
-			return decide(entry, now, Math.max(grant[0], minimum), true, outcomes);
+			return decide(entry, now, Math.max(grant[0], minimum), true, 0, 0, outcomes);
 		});
 		return CompletableFuture.completedFuture(leaseGrant(Arrays.asList(outcomes), grant[0], minimum, grant[1]));
 	}
@@ -81,17 +109,20 @@ class InMemoryRateLimiter extends AbstractRateLimiter {
 	}
 
 	/**
-	 * Evaluates every limit for one request, inside the map's atomic update, and answers the entry to keep.
+	 * Evaluates every limit for one request, inside the map's atomic update, and answers the entry to keep; a
+	 * {@code maxWait} above 0 reserves (consuming as at {@code now + due}).
 	 */
-	private @Nullable Entry decide(@Nullable Entry entry, long now, long permits, boolean consume,
-			LimitDecision[] outcomes) {
+	private @Nullable Entry decide(@Nullable Entry entry, long now, long permits, boolean consume, long maxWait,
+			long due, LimitDecision[] outcomes) {
 		List<Limit> limits = policy().limits();
 		long[][] states = new long[limits.size()][];
 		InMemoryAlgorithm.Step[] steps = new InMemoryAlgorithm.Step[limits.size()];
 		boolean admitted = true;
 		for (int i = 0; i < limits.size(); i++) {
 			states[i] = live(entry, i, now);
-			steps[i] = this.algorithm.evaluate(states[i], limits.get(i), now, permits, consume);
+			steps[i] = (maxWait > 0)
+					? this.algorithm.reserve(states[i], limits.get(i), now, permits, consume, maxWait, due)
+					: this.algorithm.evaluate(states[i], limits.get(i), now, permits, consume);
 			outcomes[i] = steps[i].outcome();
 			admitted &= outcomes[i].allowed();
 		}

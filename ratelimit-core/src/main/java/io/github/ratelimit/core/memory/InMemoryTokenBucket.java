@@ -2,18 +2,19 @@ package io.github.ratelimit.core.memory;
 
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.LimitDecision;
-
 import org.jspecify.annotations.Nullable;
 
 /**
  * Token bucket, the twin of {@code token-bucket.lua}: state {@code [level, time]}, the level in units of
  * {@code period / gcd} per token, refilled by {@code capacity / gcd} units per microsecond. A stored time from the
- * future (the clock stepped back) refills nothing until the clock passes it again.
+ * future (the clock stepped back) refills nothing until the clock passes it again. A reservation may take the level
+ * below empty, by up to {@link InMemoryAlgorithm#debt one debt}'s refill.
  */
-final class InMemoryTokenBucket implements InMemoryAlgorithm {
+final class InMemoryTokenBucket implements InMemoryAlgorithm.Reserving {
 
 	@Override
-	public Step evaluate(long @Nullable [] state, Limit limit, long now, long permits, boolean consume) {
+	public Step decide(long @Nullable [] state, Limit limit, long now, long permits, boolean consume, long maxWait,
+			long due) {
 		long g = InMemoryAlgorithm.gcd(limit.capacity(), limit.periodMicros());
 		long rate = limit.capacity() / g;
 		long unit = limit.periodMicros() / g;
@@ -29,14 +30,19 @@ final class InMemoryTokenBucket implements InMemoryAlgorithm {
 					: state[0] + Math.max(0, elapsed) * rate;
 		}
 		long need = permits * unit;
-		boolean allowed = level >= need;
-		long retry = allowed ? 0 : gap + InMemoryAlgorithm.ceilDiv(need - level, rate);
+		boolean free = level >= need;
+		long retry = free ? 0 : gap + InMemoryAlgorithm.ceilDiv(need - level, rate);
+		// a reservation also admits permits due within its wait and the debt (never across a clock stepped back);
+		// retry is then when they are due
+		boolean allowed = free || (gap == 0 && retry <= Math.min(maxWait,
+				InMemoryAlgorithm.debt(full, rate, limit.periodMicros())));
 		long after = level;
 		if (allowed && consume) {
-			after = level - need;
+			// taken as at now + due: from a bucket no fuller than full then
+			after = Math.min(level, full - due * rate) - need;
 			gap = 0;
 		}
-		long remaining = after / unit;
+		long remaining = Math.max(0, InMemoryAlgorithm.floorDiv(after, unit));
 		long reset = gap + InMemoryAlgorithm.ceilDiv(full - after, rate);
 		long next = (remaining == limit.capacity()) ? 0
 				: gap + InMemoryAlgorithm.ceilDiv((remaining + 1) * unit - after, rate);

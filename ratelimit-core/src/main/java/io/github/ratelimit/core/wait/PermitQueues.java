@@ -24,7 +24,10 @@ import org.jspecify.annotations.Nullable;
  * integration's decision chain.
  * <p>
  * Only the caller at the head of a line asks the backend; the others wait behind it without a call of their own, so
- * waiters never all wake and ask at once. The head asks, and when refused sleeps exactly until the next permit as the
+ * waiters never all wake and ask at once. Where the backend reserves (takes permits now that come due later, within
+ * the caller's remaining wait: {@link Attempt#due}), an admitted head leaves the line at once and sleeps until its
+ * permits are due while the next caller asks: one call per permit, and callers of every instance served in the order
+ * they reserved. The head asks, and when refused sleeps exactly until the next permit as the
  * backend computed it (the refusal's retry-after), then asks again. When admitted it leaves the line, and the next
  * caller asks at once (the permits the backend has left go to the callers in line, in order, one call each). A caller
  * whose next permit would come after its maximum wait ends at once with the refusal; one whose maximum wait passes in
@@ -35,7 +38,8 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * A permit granted to a caller that gave up while its call was in flight (its maximum wait passed, it was cancelled
  * or interrupted) goes to the next caller in its line that asks for as many permits; when there is none, it is
- * reported as {@linkplain Events#abandoned abandoned}. Delays hold no thread: a sleeping caller is a task of one shared
+ * reported as {@linkplain Events#abandoned abandoned}, as are the reserved permits of a caller cancelled before they
+ * came due. Delays hold no thread: a sleeping caller is a task of one shared
  * daemon timer thread ({@code ratelimit-wait-timer}) that continues on the caller's executor.
  * <p>
  * Thread-safe; a line exists only while it has callers.
@@ -143,7 +147,7 @@ public final class PermitQueues<T> {
 		}
 		CompletionStage<T> answer;
 		try {
-			answer = waiter.attempt.call();
+			answer = waiter.attempt.call(Duration.ofNanos(Math.max(0, waiter.deadline - System.nanoTime())));
 		}
 		catch (Throwable ex) {
 			answered(waiter, null, ex);
@@ -168,13 +172,17 @@ public final class PermitQueues<T> {
 				// gave up while its call was in flight: a permit granted goes to the next caller that asks as much
 				if (admitted) {
 					Waiter next = nextAsking(line, waiter);
-					if (next != null) {
+					if (next != null && isPositive(waiter.attempt.due(value))) {
+						// a reservation handed over is due when it was due
+						reserved(line, next, value, after);
+					}
+					else if (next != null) {
 						line.waiters.remove(next);
 						end(line, next, Ending.ADMITTED, after);
 						after.add(() -> complete(next, value));
 					}
 					else {
-						after.add(() -> this.events.abandoned(waiter.key, value));
+						after.add(() -> abandoned(waiter, value));
 					}
 				}
 				leave(line, waiter, after, admitted ? waiter.attempt.emptied(value) : null);
@@ -183,6 +191,9 @@ public final class PermitQueues<T> {
 				end(line, waiter, Ending.FAILED, after);
 				after.add(() -> waiter.result.completeExceptionally(failure));
 				leave(line, waiter, after, null);
+			}
+			else if (admitted && isPositive(waiter.attempt.due(value))) {
+				reserved(line, waiter, value, after);
 			}
 			else {
 				Duration retryAfter = admitted ? null : waiter.attempt.retryAfter(value);
@@ -228,7 +239,7 @@ public final class PermitQueues<T> {
 		Line line = waiter.line;
 		List<Runnable> after = new ArrayList<>(2);
 		synchronized (line) {
-			if (waiter.ended) {
+			if (waiter.ended || waiter.reserved) {
 				return;
 			}
 			T known = (waiter.lastRefusal != null) ? waiter.lastRefusal : line.lastRefusal;
@@ -255,11 +266,44 @@ public final class PermitQueues<T> {
 				return;
 			}
 			end(line, waiter, Ending.CANCELLED, after);
-			if (!waiter.calling) {
+			if (waiter.reserved) {
+				// cancelled while its reserved permits came due: they are nobody's
+				T reservation = waiter.reservation;
+				after.add(() -> abandoned(waiter, reservation));
+			}
+			else if (!waiter.calling) {
 				leave(line, waiter, after, null);
 			}
 		}
 		after.forEach(Runnable::run);
+	}
+
+	/**
+	 * A caller admitted by a reservation: the permits are its own, due later; it leaves its line, so that the caller
+	 * then at the head asks at once, and sleeps until they are due (counted from now, after the backend decided).
+	 */
+	private void reserved(Line line, Waiter waiter, T reservation, List<Runnable> after) {
+		waiter.reserved = true;
+		waiter.reservation = reservation;
+		cancel(waiter.deadlineTask);
+		waiter.sleepTask = TIMER.schedule(() -> fulfil(waiter, reservation),
+				saturatedNanos(waiter.attempt.due(reservation)), TimeUnit.NANOSECONDS);
+		leave(line, waiter, after, null);
+	}
+
+	/**
+	 * Ends the wait of a caller whose reserved permits are due, on its executor.
+	 */
+	private void fulfil(Waiter waiter, T reservation) {
+		List<Runnable> after = new ArrayList<>(2);
+		synchronized (waiter.line) {
+			if (waiter.ended) {
+				return;
+			}
+			end(waiter.line, waiter, Ending.ADMITTED, after);
+		}
+		after.forEach(Runnable::run);
+		hand(waiter, () -> complete(waiter, reservation));
 	}
 
 	/**
@@ -327,7 +371,19 @@ public final class PermitQueues<T> {
 	private void complete(Waiter waiter, @Nullable T value) {
 		if (!waiter.result.complete(value) && value != null && waiter.attempt.admitted(value)) {
 			// cancelled between its end and this completion: the permit is nobody's
-			this.events.abandoned(waiter.key, value);
+			abandoned(waiter, value);
+		}
+	}
+
+	/**
+	 * A permit nobody will use: given back where the attempt can, and told.
+	 */
+	private void abandoned(Waiter waiter, T admission) {
+		try {
+			waiter.attempt.abandoned(admission);
+		}
+		finally {
+			this.events.abandoned(waiter.key, admission);
 		}
 	}
 
@@ -395,6 +451,10 @@ public final class PermitQueues<T> {
 		}
 	}
 
+	private static boolean isPositive(Duration duration) {
+		return !duration.isZero() && !duration.isNegative();
+	}
+
 	private static @Nullable Throwable unwrap(@Nullable Throwable error) {
 		return (error instanceof CompletionException && error.getCause() != null) ? error.getCause() : error;
 	}
@@ -408,9 +468,20 @@ public final class PermitQueues<T> {
 
 		/**
 		 * Asks the backend once.
+		 * @param remaining what is left of the caller's maximum wait: how long it may wait for permits reserved now
 		 * @return the answer
 		 */
-		CompletionStage<T> call();
+		CompletionStage<T> call(Duration remaining);
+
+		/**
+		 * How long until an admission's permits are due: zero, or, for a reservation, the time the caller must still
+		 * wait before using them (it leaves its line at once, so the next caller asks, and its wait ends then).
+		 * @param admission an admission
+		 * @return the time until due, zero by default
+		 */
+		default Duration due(T admission) {
+			return Duration.ZERO;
+		}
 
 		/**
 		 * Whether an answer admits the caller.
@@ -434,6 +505,15 @@ public final class PermitQueues<T> {
 		 */
 		default @Nullable T emptied(T admission) {
 			return null;
+		}
+
+		/**
+		 * Told of an admission of this attempt that nobody will use (its caller gave up while its call was in flight
+		 * and no caller in line asked as many, or it was cancelled before its reserved permits came due): give its
+		 * permits back where the backend can. It must not block; by default it does nothing.
+		 * @param admission the admission
+		 */
+		default void abandoned(T admission) {
 		}
 
 		/**
@@ -546,6 +626,11 @@ public final class PermitQueues<T> {
 
 		/** Its call was made when the permit it slept for was due. */
 		boolean woke;
+
+		/** Admitted by a reservation whose permits are not due yet: it has left its line, and sleeps until then. */
+		boolean reserved;
+
+		@Nullable T reservation;
 
 		@Nullable T lastRefusal;
 

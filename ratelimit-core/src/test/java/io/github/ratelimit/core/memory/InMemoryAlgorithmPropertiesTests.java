@@ -30,7 +30,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * retryAfter} the limit admits the request, one microsecond earlier it does not;</li>
  * <li>the next permit (draft-10's {@code t}) is exact too, and never later than retry-after;</li>
  * <li>no sequence admits more than the algorithm allows, on a clock that only moves forwards, and on one that steps
- * backwards (lagging the true time by a growing offset), measured on the true time.</li>
+ * backwards (lagging the true time by a growing offset), measured on the true time;</li>
+ * <li>reserved permits used when they are due are never more than the algorithm allows either.</li>
  * </ul>
  */
 class InMemoryAlgorithmPropertiesTests {
@@ -107,6 +108,44 @@ class InMemoryAlgorithmPropertiesTests {
 			assertAllowed(algorithm, limit, admittedForwards, "seed " + seed + ", clock moving forwards");
 			assertAllowed(algorithm, limit, admittedStepping, "seed " + seed + ", clock stepping back");
 		}
+	}
+
+	static Stream<Arguments> reservingSequences() {
+		return sequences().filter((arguments) -> ((Algorithm) arguments.get()[0]).reservable());
+	}
+
+	/**
+	 * Reservations mixed with decisions that do not wait: permits used when they are due (an admission's largest
+	 * retry-after after its decision), never later than the caller's maximum wait, are never more than the
+	 * algorithm allows over any span of time.
+	 */
+	@ParameterizedTest(name = "{0} seed {1}")
+	@MethodSource("reservingSequences")
+	void reservedPermitsUsedWhenDueNeverExceedWhatTheAlgorithmAllows(Algorithm algorithm, int seed) {
+		Random random = new Random(2000 + seed);
+		Run run = new Run(policy(algorithm, random));
+		long now = START + random.nextLong(86_400_000_000L);
+		List<long[]> used = new ArrayList<>();
+		int later = 0;
+		for (int step = 0; step < STEPS; step++) {
+			now += (random.nextInt(3) == 0) ? Math.max(0, delta(random, run.policy, false)) : random.nextLong(0, 3);
+			long permits = 1 + random.nextLong(run.policy.smallestCapacity());
+			Limit limit = run.policy.limits().get(random.nextInt(run.policy.limits().size()));
+			long maxWait = (random.nextInt(4) == 0) ? 0 : random.nextLong(1, 2 * limit.periodMicros() + 1);
+			List<LimitDecision> outcomes = (maxWait == 0) ? run.evaluate(now, permits, true)
+					: run.reserve(now, permits, maxWait);
+			if (outcomes.stream().allMatch(LimitDecision::allowed)) {
+				long due = outcomes.stream().mapToLong(LimitDecision::retryAfterMicros).max().orElseThrow();
+				assertThat(due).as("seed %d step %d", seed, step).isBetween(0L, maxWait);
+				later += (due > 0) ? 1 : 0;
+				used.add(new long[] { now + due, now + due, permits });
+			}
+		}
+		used.sort(java.util.Comparator.comparingLong((admission) -> admission[0]));
+		for (Limit limit : run.policy.limits()) {
+			assertAllowed(algorithm, limit, used, "seed " + seed + ", permits used when due");
+		}
+		assertThat(later).as("reservations due later").isPositive();
 	}
 
 	/** Checks admissions ({@code [true time, clock time, permits]}, in order) against what the algorithm allows. */
@@ -229,6 +268,11 @@ class InMemoryAlgorithmPropertiesTests {
 		List<LimitDecision> evaluate(long now, long permits, boolean consume) {
 			this.clock.set(Instant.EPOCH.plus(now, ChronoUnit.MICROS));
 			return this.limiter.evaluate("client", permits, consume).toCompletableFuture().join();
+		}
+
+		List<LimitDecision> reserve(long now, long permits, long maxWait) {
+			this.clock.set(Instant.EPOCH.plus(now, ChronoUnit.MICROS));
+			return this.limiter.reserve("client", permits, maxWait).toCompletableFuture().join();
 		}
 
 		Object state() {

@@ -37,7 +37,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Sequences are seeded random walks over extreme cases: costs of 1 and of the whole capacity, capacities of 1 and at
  * the bounds, periods of 1ms and 1000 days, long idle gaps and a clock that steps backwards. Leasable algorithms also
  * walk with leases of every size (a minimum of 1 or the whole capacity, a maximum at, between and far above it) and
- * returns of earlier leases' permits (fixed window) between exact decisions, every grant, clock and return compared.
+ * returns of earlier leases' permits (fixed window) between exact decisions, every grant, clock and return compared;
+ * reservable algorithms walk with reservations of every wait into debt and back.
  */
 class TwinScriptDifferentialTests {
 
@@ -163,6 +164,60 @@ class TwinScriptDifferentialTests {
 				}
 			}
 		}
+	}
+
+	static Stream<Arguments> reservablePolicies() {
+		return policies().filter((arguments) -> ((Algorithm) arguments.get()[0]).reservable());
+	}
+
+	/**
+	 * Reservations between exact decisions and reads: waits of a microsecond, a spacing, a period and beyond, so that
+	 * the state runs into debt and back, every outcome compared (the due time of an admitted reservation among them).
+	 */
+	@ParameterizedTest(name = "{0} {1}")
+	@MethodSource("reservablePolicies")
+	void twinAndScriptReserveAlike(Algorithm algorithm, List<String> limits) {
+		Policy policy = Policy.of("differential", algorithm, limits.toArray(String[]::new));
+		ManualClock clock = new ManualClock(Instant.EPOCH);
+		InMemoryRateLimiter twin = twin(policy, clock);
+		List<String> keys = keys(policy.limits().size());
+		Random random = new Random(53L * algorithm.ordinal() + limits.hashCode());
+		long capacity = policy.smallestCapacity();
+		long now = START + random.nextLong(policy.limits().get(0).periodMicros());
+		int reservedLater = 0;
+		for (int step = 0; step < STEPS; step++) {
+			// mostly small steps, so that reservations pile up into debt
+			now += (random.nextInt(3) == 0) ? delta(random, policy) : random.nextLong(0, 3);
+			if (now > START + SPAN) {
+				now -= SPAN;
+			}
+			clock.set(Instant.EPOCH.plus(now, ChronoUnit.MICROS));
+			long permits = cost(random, capacity);
+			if (random.nextInt(4) == 0) {
+				boolean consume = random.nextBoolean();
+				assertThat(SuppliedClockScripts.run(redis, policy, keys, permits, consume, now))
+					.as("step %d at %d: %d permits, consume %s", step, now, permits, consume)
+					.isEqualTo(twin.evaluate("client", permits, consume).toCompletableFuture().join());
+				continue;
+			}
+			Limit limit = policy.limits().get(random.nextInt(policy.limits().size()));
+			long maxWait = switch (random.nextInt(5)) {
+				case 0 -> 1;
+				case 1 -> Math.max(1, limit.periodMicros() / limit.capacity());
+				case 2 -> limit.periodMicros();
+				case 3 -> Limit.EXACT_INTEGER_LIMIT;
+				default -> random.nextLong(1, 2 * limit.periodMicros() + 1);
+			};
+			List<LimitDecision> expected = twin.reserve("client", permits, maxWait).toCompletableFuture().join();
+			assertThat(SuppliedClockScripts.reserve(redis, policy, keys, permits, maxWait, now))
+				.as("step %d at %d: reserve %d permits, waiting up to %d us", step, now, permits, maxWait)
+				.isEqualTo(expected);
+			if (expected.stream().allMatch(LimitDecision::allowed)
+					&& expected.stream().anyMatch((outcome) -> outcome.retryAfterMicros() > 0)) {
+				reservedLater++;
+			}
+		}
+		assertThat(reservedLater).as("reservations admitted for later (the walk ran into debt)").isPositive();
 	}
 
 	private static InMemoryRateLimiter twin(Policy policy, ManualClock clock) {

@@ -8,11 +8,14 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.ratelimit.autoconfigure.RateLimitAspectAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.redis.RedisTime;
+import io.github.ratelimit.spring.RateLimitOutcome;
+import io.github.ratelimit.spring.RateLimitRecorder;
 import io.github.ratelimit.test.EmbeddedRedisCluster;
 import io.github.ratelimit.test.ScriptCalls;
 import io.github.ratelimit.test.TestRedis;
@@ -38,8 +41,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code @RateLimited(maxWait = "30s")} method ten times, together asking for three times the policy's capacity at once.
  * Every call is admitted, none fails, and none is admitted before its permit: Redis' own clock says the calls took at
  * least the time the rate allows ({@code admitted <= capacity + rate x elapsed}, the token bucket starting full).
- * Without waiting, 80 of the 120 calls would have been refused. Whatever the machine's pace: a slow machine only
- * makes the run longer, never the count larger.
+ * Without waiting, 80 of the 120 calls would have been refused. The token bucket reserves, so each call costs
+ * exactly one backend call. Whatever the machine's pace: a slow machine only makes
+ * the run longer, never the count larger.
  */
 class WaitingAcrossInstancesTests {
 
@@ -96,12 +100,18 @@ class WaitingAcrossInstancesTests {
 			int admitted = instances.stream().mapToInt((instance) -> instance.getBean(PartnerClient.class).calls())
 				.sum();
 			assertThat(served).isEqualTo(CALLS);
+			// the token bucket reserves: each call takes its permit, due later, with one backend call
+			long backendCalls = instances.stream().mapToLong((instance) -> instance.getBean(BackendCalls.class).calls.get())
+				.sum();
+			assertThat(backendCalls).as("backend calls").isEqualTo(CALLS);
 			assertThat(admitted).isEqualTo(CALLS);
 			// a full bucket of 40, then 40 a second: 120 calls need at least 2 s of Redis' time
 			double allowed = RATE_PER_SECOND + RATE_PER_SECOND * elapsedMicros / 1_000_000.0;
 			assertThat((double) admitted).as("admitted in %d µs of Redis time", elapsedMicros).isLessThanOrEqualTo(allowed + 1);
 			if (!redis.equals("cluster")) {
 				long scripts = ScriptCalls.of(template) - scriptsBefore;
+				// the token bucket reserves: each call takes its permit, due later, with one script call
+
 				System.out.printf("Waiting (%s): %d calls over %d instances in %.2f s of Redis time (%.1f a second; rate "
 						+ "%d), %d script calls (%.2f a permit)%n", redis, CALLS, INSTANCES, elapsedMicros / 1e6,
 						CALLS / (elapsedMicros / 1e6), RATE_PER_SECOND, scripts, (double) scripts / CALLS);
@@ -118,8 +128,24 @@ class WaitingAcrossInstancesTests {
 	@ImportAutoConfiguration({ DataRedisAutoConfiguration.class, AopAutoConfiguration.class,
 			RateLimitRedisAutoConfiguration.class, RateLimitAutoConfiguration.class,
 			RateLimitAspectAutoConfiguration.class })
-	@Import(PartnerClient.class)
+	@Import({ PartnerClient.class, BackendCalls.class })
 	static class WorkerApplication {
+
+	}
+
+	/**
+	 * Counts the decisions that called the backend.
+	 */
+	static class BackendCalls implements RateLimitRecorder {
+
+		final AtomicLong calls = new AtomicLong();
+
+		@Override
+		public void record(RateLimitOutcome outcome, long backendNanos) {
+			if (backendNanos >= 0) {
+				this.calls.incrementAndGet();
+			}
+		}
 
 	}
 
