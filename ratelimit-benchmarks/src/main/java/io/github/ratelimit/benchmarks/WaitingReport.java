@@ -73,7 +73,8 @@ final class WaitingReport {
 				+ " permits per second. Every contender's limit is " + s.rate() + " permits per second (a bucket or "
 				+ "window of " + s.rate() + " permits, refilled over one second), on the same Redis. Ours: "
 				+ "`new WaitingRateLimiter(limiter).acquire(key, 1, maxWait)` over `RedisRateLimiterBackend`'s limiter of a policy `" + s.limit()
-				+ "` (token-bucket; gcra), on a `LettuceConnectionFactory` of its own; Redisson ("
+				+ "` (token-bucket; gcra: a call reserves its permit with one script call when it comes due within "
+				+ "its wait, then sleeps until it is due), on a `LettuceConnectionFactory` of its own; Redisson ("
 				+ Environment.jar(Redisson.class) + "): `RRateLimiter.trySetRate(RateType.OVERALL, " + s.rate()
 				+ ", Duration.ofSeconds(1))`, then `tryAcquire(1, maxWait)`, on a `RedissonClient` of its own (single "
 				+ "server, its defaults; its limiter counts the permits taken in the last second, so permits taken "
@@ -188,18 +189,12 @@ final class WaitingReport {
 				+ " Redis calls per permit against Redisson's " + spread(Kind.REDISSON, Run::callsPerPermit,
 						WaitingReport::calls)
 				+ " (ours / Redisson " + ratio.format(Spread::ratio) + ", target below 1.00x).** Each permit cost "
-				+ "one call that admitted it and " + calls(calls - 1) + " refused calls: the head of each of the "
-				+ this.shape.instances() + " instances' lines asks when the next permit is due, so about "
-				+ this.shape.instances() + " calls per permit were expected; and when a head is admitted, the "
-				+ "next caller in its line becomes the head and asks at once, before the next permit is due "
-				+ "(`PermitQueues` starts a new head without a wait), one refusal more per permit. Bucket4j's "
-				+ "blocking bucket made "
+				+ "one call that admitted it and " + calls(calls - 1) + " calls that did not: each call reserves its "
+				+ "permit when it comes due within the caller's maximum wait (one call per permit), and is refused "
+				+ "when it does not, its caller giving up. Bucket4j's blocking bucket made "
 				+ spread(Kind.BUCKET4J, Run::callsPerPermit, WaitingReport::calls) + " (it reserves its permit in "
 				+ "one compare-and-swap, a GET and a script call, then sleeps until the permit is due). What would "
-				+ "close it: " + calls(calls - redisson) + " fewer calls per permit, so that the instances do not "
-				+ "each ask for every permit: a new head sleeping until the next permit its predecessor's admission "
-				+ "reported (`Decision.nextPermitAfter()`) would save about one call per permit; a refused call "
-				+ "reserving the permit it was refused, or one instance's head asking at a time, would save more.";
+				+ "close it: " + calls(calls - redisson) + " fewer calls per permit.";
 	}
 
 	private static List<Kind> ours() {

@@ -505,8 +505,9 @@ public class RateLimitProperties {
 
 		/**
 		 * How long a refused request or call waits for its next permit before it is refused (in its client's line in
-		 * this instance, in arrival order, sleeping until the next permit as the backend computed it); 0 refuses at
-		 * once. Applies wherever the policy does: @RateLimited calls (whose 'maxWait' attribute overrides it), the web
+		 * this instance, in arrival order: a token bucket or GCRA reserves the permits due within this wait with one
+		 * decision and sleeps until they are due; other algorithms sleep until the next permit as the backend computed
+		 * it and ask again); 0 refuses at once. Applies wherever the policy does: @RateLimited calls (whose 'maxWait' attribute overrides it), the web
 		 * filters and gateway routes (a servlet request holds its thread while it waits; a WebFlux one does not).
 		 */
 		private Duration maxWait = Duration.ZERO;

@@ -86,9 +86,10 @@ public @interface RateLimited {
 	/**
 	 * How long a refused call waits for its next permit before it is refused, such as {@code "2s"} or
 	 * {@code "500ms"} (or ISO-8601, {@code "PT2S"}); defaults to the configured policy's {@code max-wait}, else no wait.
-	 * {@code "0"} refuses at once whatever the policy says. A waiting call sleeps until its next permit as the backend
-	 * computed it (on Redis, Redis' own clock) and asks again, up to this long; calls of one key in this instance wait
-	 * in line, in arrival order. A blocking method waits on its own thread (an interrupt ends the wait with a
+	 * {@code "0"} refuses at once whatever the policy says. On a token bucket or GCRA a call reserves its permits
+	 * with one decision when they come due within this wait, and sleeps until they are due; on other algorithms a
+	 * refused call sleeps until its next permit as the backend computed it (on Redis, Redis' own clock) and asks again,
+	 * up to this long; calls of one key in this instance wait in line, in arrival order. A blocking method waits on its own thread (an interrupt ends the wait with a
 	 * {@link java.util.concurrent.CancellationException}, the interrupt flag kept); a method returning a
 	 * {@code Mono}, a {@code Flux} or a {@code CompletableFuture} waits without holding a thread. A call whose next
 	 * permit would come later than the wait allows is refused at once, as is a cost above the capacity.
