@@ -280,6 +280,25 @@ class WaitingRateLimiterTests {
 	}
 
 	@Test
+	void aReservationDueAfterTheNextCallersMaximumWaitIsNotHandedToIt() throws Exception {
+		Held limiter = new Held(this.backend.create(Policy.of("handed", Algorithm.GCRA, "1/1h")), true);
+		CompletableFuture<Decision> inFlight = new CompletableFuture<>();
+		limiter.answers.add(inFlight);
+		limiter.answers.add(CompletableFuture.completedFuture(refusal(limiter, Duration.ofHours(1))));
+		WaitingRateLimiter waiting = new WaitingRateLimiter(limiter);
+		CompletableFuture<Decision> first = waiting.acquireAsync("k", 1, Duration.ofSeconds(30));
+		CompletableFuture<Decision> second = waiting.acquireAsync("k", 1, Duration.ofSeconds(10));
+		first.cancel(false);
+		Decision admission = this.backend.create(Policy.of("grant", Algorithm.GCRA, "5/1h")).tryAcquire("g");
+		inFlight.complete(new Decision(true, admission.limit(), 0, Duration.ofSeconds(20), admission.resetAfter(),
+				admission.nextPermitAfter(), true, List.of()));
+		// due in 20 s, the second may wait 10 s: it asks for itself (refused, its permit an hour away)
+		assertThat(second.get(30, TimeUnit.SECONDS).allowed()).isFalse();
+		assertThat(waiting.abandoned()).isEqualTo(1);
+		assertThat(limiter.calls.get()).isEqualTo(2);
+	}
+
+	@Test
 	void aFixedWindowPermitGrantedToACallerThatGaveUpWithNobodyBehindIsGivenBack() throws Exception {
 		RateLimiter real = this.backend.create(Policy.of("returned", Algorithm.FIXED_WINDOW, "5/1h"));
 		CompletableFuture<Void> gate = new CompletableFuture<>();

@@ -15,8 +15,6 @@ for pass = (lease or reserve > 0) and 1 or 2, 2 do
   for i = 1, #KEYS do
     local interval, rate, window = ARGV[3 * i] + 0, ARGV[3 * i + 1] + 0, ARGV[3 * i + 2] + 0
     local period, capacity = window / rate, window / interval
-    local debt = period
-    if (9007199254740992 - window) / rate < debt then debt = floor((9007199254740992 - window) / rate) end
     local ahead, fraction = 0, 0
     local tat = redis.call('GET', KEYS[i])
     if tat then
@@ -28,16 +26,28 @@ for pass = (lease or reserve > 0) and 1 or 2, 2 do
       end
       if ahead < 0 then ahead, fraction = 0, 0 end
     end
-    -- the ticks of the burst in use, beyond it when in debt; a TAT further ahead than any debt reaches is all debt
-    local used = window + debt * rate
-    if ahead < period + debt then used = ahead * rate + fraction end
+    -- the ticks of the burst in use, beyond it when in debt (at most a period's, fewer where a full bucket and a
+    -- period of debt would leave the integers held exactly); a TAT further ahead than any debt reaches is all debt.
+    -- The debt is computed only when needed: a TAT a period ahead, or a reservation
+    local used, debt = ahead * rate + fraction, nil
+    if ahead >= period then
+      debt = period
+      if (9007199254740992 - window) / rate < debt then debt = floor((9007199254740992 - window) / rate) end
+      if ahead >= period + debt then used = window + debt * rate end
+    end
     local need = permits * interval
     local allowed = used <= window - need
     local retry = 0
     if not allowed then
       retry = ahead + ceil((fraction + need - window) / rate)
       -- a reservation also admits permits due within its wait and the debt; retry is then when they are due
-      allowed = retry <= reserve and retry <= debt
+      if reserve > 0 then
+        if not debt then
+          debt = period
+          if (9007199254740992 - window) / rate < debt then debt = floor((9007199254740992 - window) / rate) end
+        end
+        allowed = retry <= reserve and retry <= debt
+      end
       if not allowed then admitted = false end
     end
     if allowed and consume then

@@ -140,7 +140,7 @@ public final class PermitQueues<T> {
 
 	private void call(Waiter waiter) {
 		synchronized (waiter.line) {
-			if (waiter.ended || waiter.calling) {
+			if (waiter.ended || waiter.calling || waiter.reserved) {
 				return;
 			}
 			waiter.calling = true;
@@ -171,7 +171,7 @@ public final class PermitQueues<T> {
 			if (waiter.ended) {
 				// gave up while its call was in flight: a permit granted goes to the next caller that asks as much
 				if (admitted) {
-					Waiter next = nextAsking(line, waiter);
+					Waiter next = nextAsking(line, waiter, saturatedNanos(waiter.attempt.due(value)));
 					if (next != null && isPositive(waiter.attempt.due(value))) {
 						// a reservation handed over is due when it was due
 						reserved(line, next, value, after);
@@ -286,6 +286,8 @@ public final class PermitQueues<T> {
 		waiter.reserved = true;
 		waiter.reservation = reservation;
 		cancel(waiter.deadlineTask);
+		// a caller handed a reservation may have been sleeping until its own next call
+		cancel(waiter.sleepTask);
 		waiter.sleepTask = TIMER.schedule(() -> fulfil(waiter, reservation),
 				saturatedNanos(waiter.attempt.due(reservation)), TimeUnit.NANOSECONDS);
 		leave(line, waiter, after, null);
@@ -320,9 +322,15 @@ public final class PermitQueues<T> {
 		}
 	}
 
-	private @Nullable Waiter nextAsking(Line line, Waiter gone) {
+	/**
+	 * The caller in line that a grant of a caller gone can go to: the first that asks as many permits, is not asking
+	 * itself, and can wait until the grant is due.
+	 */
+	private @Nullable Waiter nextAsking(Line line, Waiter gone, long dueNanos) {
+		long now = System.nanoTime();
 		for (Waiter other : line.waiters) {
-			if (other != gone && !other.ended && !other.calling && other.permits == gone.permits) {
+			if (other != gone && !other.ended && !other.calling && other.permits == gone.permits
+					&& other.deadline - now - dueNanos >= 0) {
 				return other;
 			}
 		}
