@@ -50,6 +50,12 @@ final class Lease {
 	/** The key's smoothed rate, permits per nanosecond; 0 until measured. */
 	private double rate;
 
+	/** The smoothed round trip of the key's renewals, nanoseconds; 0 until measured. */
+	private long roundTripNanos;
+
+	/** Whether the last renewal was refused: none starts ahead of need again until a grant comes. */
+	private boolean aheadRefused;
+
 	Lease(LeaseCounters counters) {
 		this.counters = counters;
 	}
@@ -146,6 +152,33 @@ final class Lease {
 		this.lastRenewalNanos = now;
 		this.demand = 0;
 		return this.rate;
+	}
+
+	/**
+	 * Counts a renewal's answer: its round trip, and whether it granted permits.
+	 * @param roundTripNanos the time from sending the call to its answer
+	 * @param granted whether permits were granted
+	 */
+	void renewed(long roundTripNanos, boolean granted) {
+		long sample = Math.max(1, roundTripNanos);
+		this.roundTripNanos = (this.roundTripNanos == 0) ? sample : (this.roundTripNanos + sample) / 2;
+		this.aheadRefused = !granted;
+	}
+
+	/**
+	 * Whether a renewal should start now, ahead of need: no renewal is in flight, the last one was not refused, the
+	 * key's rate and its renewals' round trip are known, and the permits in hand would last less than two round trips
+	 * at that rate (the low-water mark, at most {@code batch}), so that the next grant comes before they run out and no
+	 * request waits for it.
+	 * @param batch the most permits one lease takes, which bounds the low-water mark (so an instance holds at most two
+	 * batches, whatever one slow round trip measured)
+	 * @return whether to renew ahead
+	 */
+	boolean belowLowWater(long batch) {
+		if (this.renewing || this.retired || this.aheadRefused || this.rate == 0 || this.roundTripNanos == 0) {
+			return false;
+		}
+		return this.held <= Math.min(batch, Math.ceil(this.rate * this.roundTripNanos * 2));
 	}
 
 	/**

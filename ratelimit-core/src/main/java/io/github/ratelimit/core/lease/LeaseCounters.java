@@ -18,6 +18,9 @@ final class LeaseCounters implements LeaseStats {
 
 	final LongAdder local = new LongAdder();
 
+	/** Of the renewals, those started ahead of need (a lease in hand below its low-water mark). */
+	final LongAdder renewedAhead = new LongAdder();
+
 	final LongAdder leasesHeld = new LongAdder();
 
 	final LongAdder permitsHeld = new LongAdder();

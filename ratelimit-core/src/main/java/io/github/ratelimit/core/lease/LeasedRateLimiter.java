@@ -173,6 +173,7 @@ public final class LeasedRateLimiter implements RateLimiter, AutoCloseable {
 		long now = this.nanoClock.getAsLong();
 		List<Parcel> expired;
 		Decision decision = null;
+		Renewal ahead = null;
 		synchronized (lease) {
 			if (lease.retired) {
 				return null;
@@ -181,13 +182,48 @@ public final class LeasedRateLimiter implements RateLimiter, AutoCloseable {
 			decision = lease.take(permits, now);
 			if (decision != null) {
 				lease.demand(permits);
+				ahead = renewalAhead(lease, now);
 			}
 		}
 		dispose(key, expired, true);
 		if (decision != null) {
 			this.counters.local.increment();
 		}
+		renewAhead(key, lease, ahead);
 		return decision;
+	}
+
+	/**
+	 * Starts a renewal ahead of need when the lease in hand fell below its low-water mark ({@link Lease#belowLowWater});
+	 * called holding the lease's monitor.
+	 * @return the renewal to make, or {@code null}
+	 */
+	private @Nullable Renewal renewalAhead(Lease lease, long now) {
+		return lease.belowLowWater(this.batch) ? new Renewal(1, batchSize(lease.startRenewal(now), 1), now) : null;
+	}
+
+	/**
+	 * Makes a renewal started ahead of need on a thread of {@link #RENEWALS}, never on the request's (which does no
+	 * I/O here, and may be an event loop); no request waits for it.
+	 */
+	private void renewAhead(String key, Lease lease, @Nullable Renewal ahead) {
+		if (ahead != null) {
+			this.counters.renewedAhead.increment();
+			RENEWALS.execute(() -> renew(key, lease, ahead));
+		}
+	}
+
+	/**
+	 * Whether a renewal of the key's lease is in flight (for tests: one started ahead runs on another thread).
+	 */
+	boolean renewing(String key) {
+		Lease lease = this.leases.getIfPresent(key);
+		if (lease == null) {
+			return false;
+		}
+		synchronized (lease) {
+			return lease.renewing;
+		}
 	}
 
 	/**
@@ -235,13 +271,17 @@ public final class LeasedRateLimiter implements RateLimiter, AutoCloseable {
 		List<Parcel> expired = null;
 		Decision decision = null;
 		Waiter waiter = null;
+		Renewal ahead = null;
 		long maximum = 0;
 		synchronized (lease) {
 			if (!lease.retired) {
 				expired = lease.dropExpired(now);
 				lease.demand(permits);
 				decision = lease.take(permits, now);
-				if (decision == null) {
+				if (decision != null) {
+					ahead = renewalAhead(lease, now);
+				}
+				else {
 					waiter = new Waiter(permits);
 					lease.waiters.addLast(waiter);
 					if (!lease.renewing) {
@@ -253,6 +293,7 @@ public final class LeasedRateLimiter implements RateLimiter, AutoCloseable {
 		dispose(key, expired, true);
 		if (decision != null) {
 			this.counters.local.increment();
+			renewAhead(key, lease, ahead);
 			return CompletableFuture.completedFuture(decision);
 		}
 		if (waiter == null) {
@@ -435,6 +476,7 @@ public final class LeasedRateLimiter implements RateLimiter, AutoCloseable {
 		long nextMaximum = 0;
 		synchronized (lease) {
 			lease.renewing = false;
+			lease.renewed(now - sentNanos, grant != null && grant.allowed());
 			giveBack = lease.giveBack;
 			if (grant == null) {
 				Throwable cause = unwrap(failure);

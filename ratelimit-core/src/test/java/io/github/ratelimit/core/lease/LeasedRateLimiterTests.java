@@ -206,17 +206,22 @@ class LeasedRateLimiterTests {
 			assertThat(limiter.tryAcquire("k", 1).allowed()).isTrue();
 			this.clock.advance(Duration.ofMillis(1));
 		}
-		// the first lease takes 1 (no rate known yet), the second measures 1/ms and takes the whole batch
-		assertThat(shared.maximums.subList(0, 2)).containsExactly(1L, 100L);
-		assertThat(shared.maximums.get(shared.maximums.size() - 1)).isEqualTo(100);
+		// the first lease takes 1 (no rate known yet), the second measures 1/ms and takes the whole batch (renewals
+		// ahead of need run on a renewals' thread: read once none is in flight)
+		Await.until(() -> !limiter.renewing("k"));
+		List<Long> fast = List.copyOf(shared.maximums);
+		assertThat(fast.subList(0, 2)).containsExactly(1L, 100L);
+		assertThat(fast.get(fast.size() - 1)).isEqualTo(100);
 		assertThat(shared.leaseCalls.get()).isLessThan(30);
 		// 1 request every 200 ms: half the max-age uses about 3
-		int before = shared.maximums.size();
+		int before = fast.size();
 		for (int i = 0; i < 100; i++) {
 			assertThat(limiter.tryAcquire("k", 1).allowed()).isTrue();
 			this.clock.advance(Duration.ofMillis(200));
 		}
-		List<Long> slow = new ArrayList<>(shared.maximums.subList(before, shared.maximums.size()));
+		Await.until(() -> !limiter.renewing("k"));
+		List<Long> all = List.copyOf(shared.maximums);
+		List<Long> slow = new ArrayList<>(all.subList(before, all.size()));
 		System.out.println("[lease-adaptive] batches while slow: " + slow);
 		assertThat(slow.get(slow.size() - 1)).isBetween(2L, 4L);
 		assertThat(slow).isSortedAccordingTo((a, b) -> Long.compare(b, a));
@@ -253,6 +258,81 @@ class LeasedRateLimiterTests {
 		assertThat(refused.retryAfter()).isPositive();
 		assertThat(refused).isEqualTo(shared.tryAcquire("k", 1));
 		assertThat(limiter.tryAcquire("k", 6).satisfiable()).isFalse();
+	}
+
+	/**
+	 * A key whose rate and renewal round trip are known (one permit a millisecond, 2 ms) renews when the permits in
+	 * hand would last less than two round trips (4 permits), on a renewals' thread, so that a steady stream of
+	 * requests never finds the lease empty: without it each batch of 10 ends with a request that waits for a renewal.
+	 */
+	@Test
+	void aLeaseBelowItsLowWaterMarkRenewsAheadSoNoRequestWaits() {
+		WatchedRateLimiter shared = watched(Algorithm.TOKEN_BUCKET, "1000/1h");
+		LeasedRateLimiter limiter = leased(shared, 10, false);
+		LeaseCounters counters = (LeaseCounters) limiter.stats();
+		learnRateAndRoundTrip(shared, limiter);
+		for (int i = 0; i < 40; i++) {
+			this.clock.advance(Duration.ofMillis(1));
+			long aheadBefore = counters.renewedAhead.sum();
+			assertThat(limiter.tryFromLease("k", 1)).as("request %d, from the lease in hand", i).isNotNull();
+			if (counters.renewedAhead.sum() > aheadBefore) {
+				// the renewal runs on a renewals' thread; its grant comes before the permits left run out
+				Await.until(() -> !limiter.renewing("k"));
+			}
+		}
+		assertThat(counters.renewedAhead.sum()).as("renewals ahead").isBetween(3L, 5L);
+		assertThat(shared.leaseCalls.get()).isEqualTo(2 + (int) counters.renewedAhead.sum());
+		assertThat(shared.exactCalls).hasValue(0);
+	}
+
+	/**
+	 * A renewal ahead that the shared state refuses (the limit spent) starts none again until a grant comes: the
+	 * permits in hand are handed out without a call each, and the request they do not cover renews as usual.
+	 */
+	@Test
+	void aRefusedRenewalAheadIsNotRepeatedForEveryRequest() {
+		// 22 an hour: 10, then 10, then the last 2 ahead, then a refusal ahead
+		WatchedRateLimiter shared = watched(Algorithm.TOKEN_BUCKET, "22/1h");
+		LeasedRateLimiter limiter = leased(shared, 10, false);
+		LeaseCounters counters = (LeaseCounters) limiter.stats();
+		learnRateAndRoundTrip(shared, limiter);
+		int local = 0;
+		for (int i = 0; i < 20; i++) {
+			this.clock.advance(Duration.ofMillis(1));
+			Decision decision = limiter.tryFromLease("k", 1);
+			if (decision == null) {
+				break;
+			}
+			local++;
+			// a renewal ahead runs on a renewals' thread: its answer is in before the next request
+			Await.until(() -> !limiter.renewing("k"));
+		}
+		// 9 in hand after the second renewal served its request, and the last 2 granted ahead
+		assertThat(local).isEqualTo(11);
+		assertThat(counters.renewedAhead.sum()).as("one ahead granted, one refused").isEqualTo(2);
+		assertThat(limiter.tryAcquire("k", 1).allowed()).isFalse();
+		assertThat(shared.leaseCalls).hasValue(5);
+	}
+
+	/**
+	 * Takes a first lease of 10, hands out 9 at one a millisecond, then renews for the 11th request with a grant that
+	 * comes 2 ms after it was asked: the key's rate (1 a millisecond) and round trip (2 ms) are then known, and 9 of
+	 * the second grant's 10 permits are in hand.
+	 */
+	private void learnRateAndRoundTrip(WatchedRateLimiter shared, LeasedRateLimiter limiter) {
+		assertThat(limiter.tryAcquire("k", 1).allowed()).isTrue();
+		for (int i = 0; i < 9; i++) {
+			this.clock.advance(Duration.ofMillis(1));
+			assertThat(limiter.tryFromLease("k", 1)).isNotNull();
+		}
+		this.clock.advance(Duration.ofMillis(1));
+		shared.hold("k");
+		CompletableFuture<Decision> renewing = limiter.tryAcquireAsync("k", 1).toCompletableFuture();
+		this.clock.advance(Duration.ofMillis(2));
+		shared.release("k");
+		assertThat(renewing.join().allowed()).isTrue();
+		assertThat(shared.leaseCalls).hasValue(2);
+		assertThat(((LeaseCounters) limiter.stats()).renewedAhead.sum()).isZero();
 	}
 
 	@Test
