@@ -67,14 +67,16 @@ class RateLimitEnforcerLeaseTests {
 		for (int i = 0; i < 10; i++) {
 			assertThat(enforce(policy).kind()).isEqualTo(RateLimitOutcome.Kind.ALLOWED);
 		}
-		assertThat(limiter(policy).stats().renewals()).isEqualTo(2);
+		assertThat(limiter(policy).stats().renewals()).as("two grants, and perhaps a renewal ahead refused")
+			.isBetween(2L, 3L);
 		assertThat(enforce(policy).kind()).isEqualTo(RateLimitOutcome.Kind.DENIED);
-		assertThat(limiter(policy).stats().renewals()).as("the refused renewal").isEqualTo(3);
+		long renewals = limiter(policy).stats().renewals();
+		assertThat(renewals).as("a refused renewal: this request's, or the one ahead it waited for").isBetween(3L, 4L);
 		for (int i = 0; i < 20; i++) {
 			assertThat(enforce(policy).kind()).isEqualTo(RateLimitOutcome.Kind.DENIED);
 		}
 		assertThat(limiter(policy).stats().renewals()).as("refused again by the deny cache, without a call")
-			.isEqualTo(3);
+			.isEqualTo(renewals);
 		assertThat(this.outcomes).hasSize(31);
 		assertThat(this.outcomes.stream().filter(RateLimitOutcome::refused)).hasSize(21);
 	}

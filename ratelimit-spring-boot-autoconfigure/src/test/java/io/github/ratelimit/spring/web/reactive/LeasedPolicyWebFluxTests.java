@@ -78,7 +78,9 @@ class LeasedPolicyWebFluxTests {
 		PolicyLeases.PolicyLease lease = this.server.bean(PolicyLeases.class).find(policy);
 		assertThat(lease).isNotNull();
 		assertThat(lease.renewals()).as("leases of 10, then refusals the deny cache remembers").isBetween(10L, 20L);
-		assertThat(lease.leaseHits()).isEqualTo(LIMIT - 10);
+		assertThat(lease.leaseHits())
+			.as("every admission but those a grant answered: one per lease of 10, fewer as leases renew ahead")
+			.isBetween(LIMIT - 10L, LIMIT - 1L);
 		Set<String> threads = this.server.bean(LocalDecisionThreads.class).of(policy);
 		// Reactor Netty's server event loops (such as webflux-http-epoll-1), not Lettuce's
 		assertThat(threads).isNotEmpty().allSatisfy((name) -> assertThat(name).contains("-http-"));
