@@ -185,6 +185,8 @@ public class PolicyLeases implements SmartLifecycle, AutoCloseable {
 						add("returned", stats.permitsReturned());
 						add("expired", stats.permitsExpired());
 						add("hits", stats.leaseHits());
+						add("exact", stats.decidedExactly());
+						add("exactAdmitted", stats.permitsAdmittedExactly());
 					}
 				}
 			}
@@ -229,6 +231,16 @@ public class PolicyLeases implements SmartLifecycle, AutoCloseable {
 		@Override
 		public long leaseHits() {
 			return total("hits", LeaseStats::leaseHits);
+		}
+
+		@Override
+		public long decidedExactly() {
+			return total("exact", LeaseStats::decidedExactly);
+		}
+
+		@Override
+		public long permitsAdmittedExactly() {
+			return total("exactAdmitted", LeaseStats::permitsAdmittedExactly);
 		}
 
 		@Override

@@ -18,6 +18,11 @@ final class LeaseCounters implements LeaseStats {
 
 	final LongAdder local = new LongAdder();
 
+	/** Decisions of a leased key made exactly by the delegate: too cold for a lease to pay, or its lease retired. */
+	final LongAdder exact = new LongAdder();
+
+	final LongAdder exactAdmitted = new LongAdder();
+
 	/** Of the renewals, those started ahead of need (a lease in hand below its low-water mark). */
 	final LongAdder renewedAhead = new LongAdder();
 
@@ -51,6 +56,16 @@ final class LeaseCounters implements LeaseStats {
 	}
 
 	@Override
+	public long decidedExactly() {
+		return this.exact.sum();
+	}
+
+	@Override
+	public long permitsAdmittedExactly() {
+		return this.exactAdmitted.sum();
+	}
+
+	@Override
 	public long leasesHeld() {
 		return this.leasesHeld.sum();
 	}
@@ -63,7 +78,7 @@ final class LeaseCounters implements LeaseStats {
 	@Override
 	public String toString() {
 		return "renewals=" + renewals() + ", leased=" + permitsLeased() + ", returned=" + permitsReturned()
-				+ ", expired=" + permitsExpired() + ", hits=" + leaseHits() + ", held=" + permitsHeld();
+				+ ", expired=" + permitsExpired() + ", hits=" + leaseHits() + ", exact=" + decidedExactly() + ", held=" + permitsHeld();
 	}
 
 }

@@ -21,6 +21,16 @@ public interface LeaseStats {
 	/** @return requests decided from a lease in hand, without a call */
 	long leaseHits();
 
+	/**
+	 * @return requests decided exactly by the shared state, one call each, allowed or not: a key too cold for a lease
+	 * to pay (an adaptive lease would cover that request only), a request that waited three renewals, or one whose
+	 * lease was just retired
+	 */
+	long decidedExactly();
+
+	/** @return permits admitted by the requests decided exactly */
+	long permitsAdmittedExactly();
+
 	/** @return keys with a lease in hand now */
 	long leasesHeld();
 

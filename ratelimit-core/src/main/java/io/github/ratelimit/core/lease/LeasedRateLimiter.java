@@ -171,8 +171,11 @@ public final class LeasedRateLimiter implements RateLimiter, AutoCloseable {
 			return null;
 		}
 		long now = this.nanoClock.getAsLong();
+		Decision decision = takeWithoutLock(key, lease, permits, now);
+		if (decision != null) {
+			return decision;
+		}
 		List<Parcel> expired;
-		Decision decision = null;
 		Renewal ahead = null;
 		synchronized (lease) {
 			if (lease.retired) {
@@ -181,7 +184,6 @@ public final class LeasedRateLimiter implements RateLimiter, AutoCloseable {
 			expired = lease.dropExpired(now);
 			decision = lease.take(permits, now);
 			if (decision != null) {
-				lease.demand(permits);
 				ahead = renewalAhead(lease, now);
 			}
 		}
@@ -194,12 +196,32 @@ public final class LeasedRateLimiter implements RateLimiter, AutoCloseable {
 	}
 
 	/**
+	 * Decides a request from the oldest parcel in hand without a lock ({@link Lease#tryTake}), and starts a renewal
+	 * ahead of need when that left the lease at its low-water mark.
+	 * @return the decision, or {@code null} when the locked path must decide
+	 */
+	private @Nullable Decision takeWithoutLock(String key, Lease lease, long permits, long now) {
+		Decision decision = lease.tryTake(permits, now);
+		if (decision != null) {
+			this.counters.local.increment();
+			if (lease.lowOnPermits()) {
+				Renewal ahead;
+				synchronized (lease) {
+					ahead = renewalAhead(lease, now);
+				}
+				renewAhead(key, lease, ahead);
+			}
+		}
+		return decision;
+	}
+
+	/**
 	 * Starts a renewal ahead of need when the lease in hand fell below its low-water mark ({@link Lease#belowLowWater});
 	 * called holding the lease's monitor.
 	 * @return the renewal to make, or {@code null}
 	 */
 	private @Nullable Renewal renewalAhead(Lease lease, long now) {
-		return lease.belowLowWater(this.batch) ? new Renewal(1, batchSize(lease.startRenewal(now), 1), now) : null;
+		return (lease.belowLowWater() && batchSize(lease.rate(), 1) > 1) ? new Renewal(1, batchSize(lease.startRenewal(now), 1), now) : null;
 	}
 
 	/**
@@ -221,9 +243,14 @@ public final class LeasedRateLimiter implements RateLimiter, AutoCloseable {
 		if (lease == null) {
 			return false;
 		}
-		synchronized (lease) {
-			return lease.renewing;
-		}
+		return lease.renewing;
+	}
+
+	/**
+	 * The lock of the key's lease (for tests: a lease in hand is taken from without it).
+	 */
+	Object monitorOf(String key) {
+		return this.leases.get(key, (k) -> new Lease(this.counters, this.batch));
 	}
 
 	/**
@@ -266,26 +293,37 @@ public final class LeasedRateLimiter implements RateLimiter, AutoCloseable {
 		if (key == null || key.isEmpty() || permits < 1 || permits > this.smallestCapacity || this.closed) {
 			return this.delegate.tryAcquireAsync(key, permits);
 		}
-		Lease lease = this.leases.get(key, (k) -> new Lease(this.counters));
+		Lease lease = this.leases.get(key, (k) -> new Lease(this.counters, this.batch));
 		long now = this.nanoClock.getAsLong();
+		Decision decision = takeWithoutLock(key, lease, permits, now);
+		if (decision != null) {
+			return CompletableFuture.completedFuture(decision);
+		}
 		List<Parcel> expired = null;
-		Decision decision = null;
 		Waiter waiter = null;
 		Renewal ahead = null;
 		long maximum = 0;
 		synchronized (lease) {
 			if (!lease.retired) {
 				expired = lease.dropExpired(now);
-				lease.demand(permits);
 				decision = lease.take(permits, now);
 				if (decision != null) {
 					ahead = renewalAhead(lease, now);
 				}
 				else {
-					waiter = new Waiter(permits);
-					lease.waiters.addLast(waiter);
-					if (!lease.renewing) {
-						maximum = batchSize(lease.startRenewal(now), permits);
+					lease.waiting(permits);
+					if (lease.renewing) {
+						waiter = new Waiter(permits);
+						lease.waiters.addLast(waiter);
+					}
+					else {
+						long size = batchSize(lease.measure(now), permits);
+						if (!this.settings.adaptive() || size > permits) {
+							lease.renewing = true;
+							maximum = size;
+							waiter = new Waiter(permits);
+							lease.waiters.addLast(waiter);
+						}
 					}
 				}
 			}
@@ -297,7 +335,8 @@ public final class LeasedRateLimiter implements RateLimiter, AutoCloseable {
 			return CompletableFuture.completedFuture(decision);
 		}
 		if (waiter == null) {
-			return this.delegate.tryAcquireAsync(key, permits);
+			// retired, or a key too cold for a lease to pay (it would cover this request only)
+			return decideExactly(key, permits);
 		}
 		if (maximum > 0) {
 			renew(key, lease, new Renewal(permits, maximum, now));
@@ -495,7 +534,10 @@ public final class LeasedRateLimiter implements RateLimiter, AutoCloseable {
 				for (var waiters = lease.waiters.iterator(); waiters.hasNext();) {
 					Waiter waiter = waiters.next();
 					Decision decision = lease.take(waiter.permits, now);
-					if (decision == null && !grant.allowed() && waiter.permits >= minimum) {
+					if (decision != null) {
+						lease.served(waiter.permits);
+					}
+					else if (!grant.allowed() && waiter.permits >= minimum) {
 						decision = grant.decision();
 					}
 					if (decision != null) {
@@ -537,7 +579,7 @@ public final class LeasedRateLimiter implements RateLimiter, AutoCloseable {
 	private void decideExactly(String key, Waiter waiter) {
 		CompletionStage<Decision> decision;
 		try {
-			decision = this.delegate.tryAcquireAsync(key, waiter.permits);
+			decision = decideExactly(key, waiter.permits);
 		}
 		catch (RuntimeException | Error ex) {
 			waiter.future.completeExceptionally(ex);
@@ -551,6 +593,27 @@ public final class LeasedRateLimiter implements RateLimiter, AutoCloseable {
 				waiter.future.complete(decided);
 			}
 		});
+	}
+
+	/**
+	 * Decides a request of a leased key exactly by the delegate, counted in {@link #stats()}.
+	 */
+	private CompletionStage<Decision> decideExactly(String key, long permits) {
+		this.counters.exact.increment();
+		CompletionStage<Decision> decision = this.delegate.tryAcquireAsync(key, permits);
+		CompletableFuture<Decision> counted = new CompletableFuture<>();
+		decision.whenComplete((decided, failure) -> {
+			if (failure != null) {
+				// as the delegate failed, unwrapped as before
+				counted.completeExceptionally(failure);
+				return;
+			}
+			if (decided.allowed()) {
+				this.counters.exactAdmitted.add(permits);
+			}
+			counted.complete(decided);
+		});
+		return counted;
 	}
 
 	/**
@@ -605,7 +668,7 @@ public final class LeasedRateLimiter implements RateLimiter, AutoCloseable {
 		}
 		long now = this.nanoClock.getAsLong();
 		for (Parcel parcel : parcels) {
-			long left = parcel.left;
+			long left = parcel.removedLeft;
 			if (left == 0) {
 				continue;
 			}

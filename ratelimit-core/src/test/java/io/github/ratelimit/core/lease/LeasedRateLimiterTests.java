@@ -78,11 +78,79 @@ class LeasedRateLimiterTests {
 		assertThat(shared.mostInFlightOfOneKey).hasValue(1);
 		assertThat(admitted).isLessThanOrEqualTo(1000);
 		LeaseStats stats = limiter.stats();
-		assertThat(stats.permitsLeased()).isEqualTo(1000 - shared.peek("hot").remaining());
-		assertThat(admitted + stats.permitsHeld() + stats.permitsExpired()).isEqualTo(stats.permitsLeased());
+		assertThat(stats.permitsLeased() + stats.permitsAdmittedExactly())
+			.isEqualTo(1000 - shared.peek("hot").remaining());
+		assertThat(admitted - stats.permitsAdmittedExactly() + stats.permitsHeld() + stats.permitsExpired())
+			.isEqualTo(stats.permitsLeased());
 		assertThat(stats.renewals()).isEqualTo(shared.leaseCalls.get());
-		assertThat(shared.exactCalls).hasValue(0);
+		assertThat(stats.decidedExactly()).as("only while the key's rate was not known").isEqualTo(shared.exactCalls.get())
+			.isLessThanOrEqualTo(32);
 		assertThat(admitted).isGreaterThanOrEqualTo(1000 - 20);
+	}
+
+	/**
+	 * The lock-free take races with everything else a lease does: requests of one to three permits (so some span two
+	 * parcels, on the locked path), leases renewing ahead, and parcels expiring after 5 ms (claimed by the
+	 * locked path while other threads take from them). Every permit leased is admitted once, or expired or given back
+	 * once the limiter is closed: none is handed out twice (the parcels would then hold more than the count of permits
+	 * held says, and the count would not end at zero), none lost.
+	 */
+	@ParameterizedTest
+	@EnumSource(names = { "TOKEN_BUCKET", "FIXED_WINDOW" })
+	void permitsTakenWithoutALockAreHandedOutOnceWhileParcelsExpireAndRenew(Algorithm algorithm) throws Exception {
+		WatchedRateLimiter shared = new WatchedRateLimiter(
+				new InMemoryRateLimiterBackend().create(Policy.of("racing", algorithm, "100000000/1000d")));
+		LeasedRateLimiter limiter = new LeasedRateLimiter(shared, new LeaseSettings(50, false, Duration.ofMillis(5)));
+		int admitted = Hammer.admitted(1, 8, (instance) -> {
+			int permits = 0;
+			for (int i = 0; i < 2000; i++) {
+				int cost = 1 + (i % 3);
+				Decision local = limiter.tryFromLease("hot", cost);
+				Decision decision = (local != null) ? local : limiter.tryAcquire("hot", cost);
+				assertThat(decision.allowed()).isTrue();
+				permits += cost;
+			}
+			return permits;
+		});
+		assertThat(admitted).isEqualTo(8 * (666 * 6 + 3));
+		LeaseStats stats = limiter.stats();
+		assertThat(stats.permitsHeld()).isNotNegative();
+		limiter.close();
+		long leasedAdmitted = admitted - shared.exactPermits.get();
+		Await.until(() -> leasedAdmitted + stats.permitsExpired() + stats.permitsReturned() == stats.permitsLeased());
+		assertThat(stats.permitsHeld()).as("every parcel disposed of holds what the count of permits held says")
+			.isZero();
+		assertThat(stats.leaseHits()).as("most requests were decided from a lease in hand").isGreaterThan(8 * 2000 / 2);
+	}
+
+	@Test
+	void aLeaseInHandIsTakenFromWithoutTakingItsLock() throws Exception {
+		WatchedRateLimiter shared = watched(Algorithm.TOKEN_BUCKET, "100/1h");
+		LeasedRateLimiter limiter = leased(shared, 10, false);
+		assertThat(limiter.tryAcquire("k", 1).allowed()).isTrue();
+		CompletableFuture<Void> release = new CompletableFuture<>();
+		CompletableFuture<Void> holding = new CompletableFuture<>();
+		Thread holder = new Thread(() -> {
+			synchronized (limiter.monitorOf("k")) {
+				holding.complete(null);
+				release.join();
+			}
+		});
+		holder.start();
+		try {
+			holding.get(30, TimeUnit.SECONDS);
+			CompletableFuture<Decision> local = CompletableFuture.supplyAsync(() -> limiter.tryFromLease("k", 1));
+			assertThat(local.get(30, TimeUnit.SECONDS)).as("decided while another thread holds the lease's lock")
+				.isNotNull()
+				.satisfies((decision) -> assertThat(decision.allowed()).isTrue());
+			assertThat(limiter.tryAcquireAsync("k", 2).toCompletableFuture().get(30, TimeUnit.SECONDS).allowed())
+				.isTrue();
+		}
+		finally {
+			release.complete(null);
+			holder.join();
+		}
+		assertThat(limiter.stats().leaseHits()).isEqualTo(2);
 	}
 
 	@Test
@@ -206,11 +274,12 @@ class LeasedRateLimiterTests {
 			assertThat(limiter.tryAcquire("k", 1).allowed()).isTrue();
 			this.clock.advance(Duration.ofMillis(1));
 		}
-		// the first lease takes 1 (no rate known yet), the second measures 1/ms and takes the whole batch (renewals
-		// ahead of need run on a renewals' thread: read once none is in flight)
+		// the first request is decided exactly (no rate known yet: a lease would take 1), the second measures 1/ms
+		// and takes the whole batch (renewals ahead of need run on a renewals' thread: read once none is in flight)
 		Await.until(() -> !limiter.renewing("k"));
 		List<Long> fast = List.copyOf(shared.maximums);
-		assertThat(fast.subList(0, 2)).containsExactly(1L, 100L);
+		assertThat(shared.exactCalls).hasValue(1);
+		assertThat(fast.get(0)).isEqualTo(100L);
 		assertThat(fast.get(fast.size() - 1)).isEqualTo(100);
 		assertThat(shared.leaseCalls.get()).isLessThan(30);
 		// 1 request every 200 ms: half the max-age uses about 3
@@ -225,6 +294,48 @@ class LeasedRateLimiterTests {
 		System.out.println("[lease-adaptive] batches while slow: " + slow);
 		assertThat(slow.get(slow.size() - 1)).isBetween(2L, 4L);
 		assertThat(slow).isSortedAccordingTo((a, b) -> Long.compare(b, a));
+	}
+
+	/**
+	 * A key too cold for a lease to pay (an adaptive lease would take only the request's own permits) is decided
+	 * exactly, one call and no lease bookkeeping, until its rate makes a lease cover more; it goes back to exact when
+	 * its rate drops again. A fixed batch always leases.
+	 */
+	@Test
+	void aColdKeyIsDecidedExactlyUntilItsRateMakesALeasePay() {
+		WatchedRateLimiter shared = watched(Algorithm.TOKEN_BUCKET, "1000000/1h");
+		LeasedRateLimiter limiter = leased(shared, 100, true);
+		// one request a second: half the 1 s max-age would use 0.5 of a permit
+		for (int i = 0; i < 10; i++) {
+			assertThat(limiter.tryAcquire("cold", 1).allowed()).isTrue();
+			this.clock.advance(Duration.ofSeconds(1));
+		}
+		assertThat(shared.leaseCalls).as("no lease for a key a lease would not pay for").hasValue(0);
+		assertThat(shared.exactCalls).hasValue(10);
+		assertThat(limiter.stats().decidedExactly()).isEqualTo(10);
+		assertThat(limiter.stats().permitsAdmittedExactly()).isEqualTo(10);
+		// warming up to one request every 10 ms: half the max-age uses 50
+		for (int i = 0; i < 100; i++) {
+			assertThat(limiter.tryAcquire("cold", 1).allowed()).isTrue();
+			this.clock.advance(Duration.ofMillis(10));
+		}
+		Await.until(() -> !limiter.renewing("cold"));
+		assertThat(shared.exactCalls).as("exact only until the rate was measured").hasValueLessThan(10 + 5);
+		assertThat(shared.leaseCalls).hasValueBetween(1, 10);
+		assertThat(limiter.stats().leaseHits()).isGreaterThan(80);
+		// cooling down again: once its lease runs out, the key is decided exactly
+		int leaseCalls = shared.leaseCalls.get();
+		for (int i = 0; i < 20; i++) {
+			limiter.tryAcquire("cold", 1);
+			this.clock.advance(Duration.ofSeconds(2));
+		}
+		Await.until(() -> !limiter.renewing("cold"));
+		assertThat(shared.leaseCalls.get()).as("the rate fell below what a lease pays for").isLessThan(leaseCalls + 5);
+		// a fixed batch leases whatever the rate
+		LeasedRateLimiter fixed = leased(shared, 100, false);
+		assertThat(fixed.tryAcquire("fixed", 1).allowed()).isTrue();
+		assertThat(fixed.stats().decidedExactly()).isZero();
+		assertThat(fixed.stats().renewals()).isEqualTo(1);
 	}
 
 	@Test

@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.ratelimit.core.Decision;
@@ -27,6 +28,9 @@ final class WatchedRateLimiter implements RateLimiter {
 	final AtomicInteger leaseCalls = new AtomicInteger();
 
 	final AtomicInteger exactCalls = new AtomicInteger();
+
+	/** The permits of the exact calls. */
+	final AtomicLong exactPermits = new AtomicLong();
 
 	final AtomicInteger returnCalls = new AtomicInteger();
 
@@ -82,6 +86,7 @@ final class WatchedRateLimiter implements RateLimiter {
 	@Override
 	public CompletionStage<Decision> tryAcquireAsync(String key, long permits) {
 		this.exactCalls.incrementAndGet();
+		this.exactPermits.addAndGet(permits);
 		return this.real.tryAcquireAsync(key, permits);
 	}
 
