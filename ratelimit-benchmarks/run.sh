@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every benchmark and writes docs/benchmarks.md and docs/benchmarks-throughput.png (about 24 minutes on 2 CPUs).
+# Runs every benchmark and writes docs/benchmarks.md and docs/benchmarks-throughput.png (about 26 minutes on 2 CPUs).
 #
 # Needs JDK 17 and at least 2 CPUs. Installs with apt-get what is missing: redis-server (Debian's Redis 7, which the
 # benchmark starts itself on a free port, persistence off; Debian's package may also start its own service on port
@@ -7,10 +7,11 @@
 #
 # Pinning: Redis runs alone on CPU 1 (taskset -c 1); this script's JVM and everything it starts (redis-benchmark, wrk,
 # the JVMs of sample-app, sample-webflux-app and sample-gateway, the gateway's upstream and the waiting cell's limiter
-# instances in this JVM) run on CPU 0 (taskset -c 0).
+# instances in this JVM, and JMH's forks of the in-process decision cells) run on CPU 0 (taskset -c 0).
 #
 # Environment (defaults in brackets): BENCHMARK_RUNS [3] runs, each measuring every contender side by side;
-# BENCHMARK_WARMUP [0.5] and BENCHMARK_MEASURE [1.5] seconds per decision cell; BENCHMARK_HTTP_SECONDS [3] per wrk run;
+# BENCHMARK_WARMUP [0.5] and BENCHMARK_MEASURE [1.5] seconds per decision cell (and per JMH warm-up and measured
+# iteration, 2 and 3 of them); BENCHMARK_HTTP_SECONDS [3] per wrk run;
 # BENCHMARK_WAIT_SECONDS [30] seconds each contender of the waiting cell is measured, per run (after 2 s of warm-up);
 # BENCHMARK_ONLY [empty: everything] 'gateway' runs the gateway cell alone (about 3.5 minutes with the defaults) and
 # writes its section and targets to ratelimit-benchmarks/target/benchmarks-gateway.md, 'waiting' the waiting cell alone

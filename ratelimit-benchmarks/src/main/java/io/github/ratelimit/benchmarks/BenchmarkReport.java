@@ -32,7 +32,15 @@ final class BenchmarkReport {
 
 	private static final double HTTP_TARGET = 0.65;
 
-	private static final double LEASED_HTTP_TARGET = 0.9;
+	private static final double LEASED_HTTP_TARGET = 0.95;
+
+	private static final double LEASED_WEBFLUX_TARGET = 0.97;
+
+	/** A leased request's app CPU at most this times an unlimited one's. */
+	private static final double LEASED_CPU_TARGET = 1.10;
+
+	/** A leased hot key's client CPU per decision at 64 threads at most this times its 1-thread figure. */
+	private static final double LEASED_THREADS_CPU_TARGET = 1.5;
 
 	private static final double PLANS_TARGET = 0.95;
 
@@ -96,6 +104,7 @@ final class BenchmarkReport {
 		denyCache();
 		plans();
 		leases();
+		jmh();
 		http();
 		gateway();
 		waiting();
@@ -181,6 +190,12 @@ final class BenchmarkReport {
 						+ targetName(app), ratio, Spread::ratio, target, true,
 						() -> this.notes.http(app, ratio, target)));
 			}
+			for (SampleApp app : List.of(SampleApp.SERVLET_LEASED)) {
+				Spread cpu = http.cpuLimitedOverUnlimited(app);
+				targetRow(new Target("HTTP: app CPU per request, limited ≤ " + Spread.ratio(LEASED_CPU_TARGET)
+						+ " unlimited, " + targetName(app), cpu, Spread::ratio, LEASED_CPU_TARGET, false,
+						() -> this.notes.httpCpu(app, cpu, LEASED_CPU_TARGET)));
+			}
 		}
 		else {
 			line("| HTTP: limited ≥ " + Spread.ratio(HTTP_TARGET) + " unlimited (leased: ≥ "
@@ -211,6 +226,8 @@ final class BenchmarkReport {
 					+ String.format(Locale.ROOT, "%.0f µs", target), usec, MissNotes::micros, target, false,
 					() -> this.notes.usecPerCall(algorithm, usec, target)));
 		}
+		leaseTargets();
+		jmhTargets();
 		memoryTarget("gcra", 100);
 		memoryTarget("fixed-window", 100);
 		memoryTarget("token-bucket", 150);
@@ -229,12 +246,47 @@ final class BenchmarkReport {
 			case SERVLET -> "servlet sample app as shipped (Boot observes Lettuce commands)";
 			case SERVLET_UNOBSERVED -> "servlet sample app, Boot's Lettuce observation off";
 			case WEBFLUX -> "WebFlux sample app as shipped (Boot observes Lettuce commands)";
-			case SERVLET_LEASED -> "servlet sample app as shipped, policy `hello` leased (issue 16)";
+			case SERVLET_LEASED -> "servlet sample app as shipped, policy `hello` leased (issue 31)";
+			case WEBFLUX_LEASED -> "WebFlux sample app as shipped, policy `hello` leased (issue 31)";
 		};
 	}
 
 	private static double httpTarget(SampleApp app) {
-		return app.leased() ? LEASED_HTTP_TARGET : HTTP_TARGET;
+		if (!app.leased()) {
+			return HTTP_TARGET;
+		}
+		return app.webflux() ? LEASED_WEBFLUX_TARGET : LEASED_HTTP_TARGET;
+	}
+
+	/**
+	 * The leased decisions' targets (issue 31): a hot key's client CPU per decision holds with threads, and over many
+	 * keys leasing is no slower than exact.
+	 */
+	private void leaseTargets() {
+		LeaseDecisions.Result leases = this.results.leases;
+		List<Integer> threads = leases.threads();
+		int most = threads.get(threads.size() - 1);
+		for (Algorithm algorithm : LeaseDecisions.ALGORITHMS) {
+			LeaseDecisions.Cell one = leaseCell(algorithm, LeaseDecisions.Keys.HOT, LeaseDecisions.Mode.LEASED, 1);
+			LeaseDecisions.Cell many = leaseCell(algorithm, LeaseDecisions.Keys.HOT, LeaseDecisions.Mode.LEASED, most);
+			double oneCpu = leases.spread(one, Measurement::clientCpuMicrosPerDecision).median();
+			double manyCpu = leases.spread(many, Measurement::clientCpuMicrosPerDecision).median();
+			Spread growth = Spread.of(manyCpu / oneCpu);
+			targetRow(new Target("leased, one hot key, " + algorithm.id() + ": client CPU per decision at " + most
+					+ " threads ≤ " + Spread.ratio(LEASED_THREADS_CPU_TARGET) + " its 1-thread figure", growth,
+					Spread::ratio, LEASED_THREADS_CPU_TARGET, false,
+					() -> this.notes.leaseThreads(algorithm, oneCpu, manyCpu, most, LEASED_THREADS_CPU_TARGET)));
+		}
+		for (Algorithm algorithm : LeaseDecisions.ALGORITHMS) {
+			for (int count : threads) {
+				LeaseDecisions.Cell cell = leaseCell(algorithm, LeaseDecisions.Keys.SPREAD, LeaseDecisions.Mode.LEASED,
+						count);
+				Spread ratio = leases.leasedOverExact(cell);
+				targetRow(new Target("leased ≥ 1.00x exact decisions/s, " + algorithm.id() + ", "
+						+ LeaseDecisions.Keys.SPREAD.label() + ", " + MissNotes.threads(count), ratio, Spread::ratio,
+						1.0, true, () -> this.notes.leaseSpread(cell, ratio)));
+			}
+		}
 	}
 
 	private void memoryTarget(String algorithm, int bytes) {
@@ -422,6 +474,71 @@ final class BenchmarkReport {
 				+ String.format(Locale.ROOT, "%.0f", memory.memoryUsage()) + " | "
 				+ String.format(Locale.ROOT, "%.0f", memory.usedMemoryPerClient()) + " |"));
 		line("");
+	}
+
+	/**
+	 * The in-process decision cells on JMH, with bytes allocated per decision.
+	 */
+	private void jmh() {
+		JmhDecisions.Measured jmh = this.results.jmh;
+		if (jmh == null) {
+			return;
+		}
+		line("## In-process decisions on JMH");
+		line("");
+		line("The in-process decision cells on [JMH](https://github.com/openjdk/jmh) 1.37 (`DecisionsJmh`, run by "
+				+ "`JmhDecisions`): throughput mode, " + this.settings.jmhForks() + " fork per benchmark and thread "
+				+ "count (pinned as this JVM), 2 warm-up and 3 measured iterations of "
+				+ Math.max(100, this.settings.measure().toMillis()) + " ms, JMH's GC profiler giving the bytes "
+				+ "allocated per decision (`gc.alloc.rate.norm`, all threads' allocation over all operations). One "
+				+ "hot key, every decision admitted. exact: our Redis backend's token bucket, one script call per "
+				+ "decision on one shared Lettuce connection; plain Lettuce: the same script sent by plain Lettuce "
+				+ "(the floor); leased: `LeasedRateLimiter` (batch 100, adaptive, max-age 1 s) over that backend, "
+				+ "`tryAcquire`; leased, `tryFromLease`: the enforcer's first step, renewing by `tryAcquire` when it "
+				+ "answers `null`; in-memory: the in-memory backend's token bucket; deny cache: `DenyCache.find` for a "
+				+ "client it remembers as refused. JMH's ± is its 99.9% confidence half-interval over the iterations; "
+				+ "the other sections' medians of several runs are the figures to compare across cells.");
+		line("");
+		StringBuilder header = new StringBuilder("| benchmark |");
+		StringBuilder rule = new StringBuilder("|---|");
+		for (int threads : JmhDecisions.THREADS) {
+			header.append(" decisions/s, ").append(MissNotes.threads(threads)).append(" | bytes per decision, ")
+				.append(MissNotes.threads(threads)).append(" |");
+			rule.append("---:|---:|");
+		}
+		line(header.toString());
+		line(rule.toString());
+		for (String benchmark : JmhDecisions.BENCHMARKS) {
+			StringBuilder row = new StringBuilder("| " + JmhDecisions.label(benchmark) + " |");
+			for (int threads : JmhDecisions.THREADS) {
+				JmhDecisions.Cell cell = jmh.of(benchmark, threads);
+				row.append(' ').append(String.format(Locale.ROOT, "%,.0f ± %,.0f", cell.perSecond(), cell.error()))
+					.append(" | ").append(JmhDecisions.Measured.bytes(cell.bytesPerDecision())).append(" |");
+			}
+			line(row.toString());
+		}
+		line("");
+	}
+
+	/**
+	 * The allocation targets (issue 31), measured on JMH at 1 thread.
+	 */
+	private void jmhTargets() {
+		JmhDecisions.Measured jmh = this.results.jmh;
+		if (jmh == null) {
+			line("| JMH: a leased local decision allocates nothing; an exact one no more than plain Lettuce's call | "
+					+ "not measured | - |");
+			return;
+		}
+		JmhDecisions.Cell local = jmh.of("leasedFromLease", 1);
+		targetRow(new Target("JMH: a leased local decision (`tryFromLease`) allocates 0 bytes",
+				Spread.of(local.bytesPerDecision()), JmhDecisions.Measured::bytes, 0, false,
+				() -> this.notes.jmhLeasedAllocation(local)));
+		JmhDecisions.Cell exact = jmh.of("exact", 1);
+		JmhDecisions.Cell plain = jmh.of("plainLettuce", 1);
+		Spread ratio = Spread.of(exact.bytesPerDecision() / plain.bytesPerDecision());
+		targetRow(new Target("JMH: an exact decision allocates ≤ 1.00x plain Lettuce's call of the same script", ratio,
+				Spread::ratio, 1.0, false, () -> this.notes.jmhExactAllocation(exact, plain)));
 	}
 
 	private void denyCache() {

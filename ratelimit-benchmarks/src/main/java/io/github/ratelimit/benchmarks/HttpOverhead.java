@@ -227,7 +227,10 @@ final class HttpOverhead {
 		WEBFLUX("WebFlux, as shipped", true, true, false),
 
 		/** {@code sample-app} as shipped, policy {@code hello} leased by {@link HttpOverhead#leaseArguments()}. */
-		SERVLET_LEASED("servlet, as shipped, hello leased", false, true, true);
+		SERVLET_LEASED("servlet, as shipped, hello leased", false, true, true),
+
+		/** {@code sample-webflux-app} as shipped, policy {@code hello} leased as the servlet's. */
+		WEBFLUX_LEASED("WebFlux, as shipped, hello leased", true, true, true);
 
 		private final String label;
 
@@ -338,6 +341,18 @@ final class HttpOverhead {
 		 */
 		Spread webfluxOverServlet(boolean limited) {
 			return ratio(SampleApp.WEBFLUX, limited, SampleApp.SERVLET, limited);
+		}
+
+		/**
+		 * The app's CPU per request on the limited path over the unlimited path's, round by round.
+		 */
+		Spread cpuLimitedOverUnlimited(SampleApp app) {
+			List<Double> ratios = new ArrayList<>();
+			for (int round : rounds()) {
+				ratios.add(run(round, app, true).wrk().appCpuMicrosPerRequest()
+						/ run(round, app, false).wrk().appCpuMicrosPerRequest());
+			}
+			return Spread.of(ratios);
 		}
 
 		Spread spread(SampleApp app, boolean limited, ToDoubleFunction<WrkRun> value) {

@@ -221,6 +221,53 @@ final class MissNotes {
 				new DecisionBenchmark.Cell(denominator, Algorithm.TOKEN_BUCKET, threads));
 	}
 
+	String httpCpu(HttpOverhead.SampleApp app, Spread ratio, double target) {
+		HttpOverhead.Result http = this.results.http;
+		double unlimitedCpu = http.spread(app, false, WrkRun::appCpuMicrosPerRequest).median();
+		double limitedCpu = http.spread(app, true, WrkRun::appCpuMicrosPerRequest).median();
+		double calls = http.spread(app, true, WrkRun::scriptCallsPerRequest).median();
+		return "**HTTP app CPU per request, " + app.label() + ": " + ratio.format(Spread::ratio) + " of the unlimited "
+				+ "path's (target at most " + Spread.ratio(target) + ").** A limited request took " + micros(limitedCpu)
+				+ " of the app's CPU, an unlimited one " + micros(unlimitedCpu) + " (" + micros(limitedCpu - unlimitedCpu)
+				+ " more), with " + String.format(Locale.ROOT, "%.4f", calls) + " Redis script calls per request.";
+	}
+
+	String leaseThreads(Algorithm algorithm, double oneCpu, double manyCpu, int threads, double target) {
+		return "**Leased hot key, " + algorithm.id() + ": client CPU per decision " + micros(manyCpu) + " at " + threads
+				+ " threads against " + micros(oneCpu) + " at 1 thread, " + Spread.ratio(manyCpu / oneCpu)
+				+ " (target at most " + Spread.ratio(target) + ").** The threads share the machine's cores; what a "
+				+ "decision costs beyond the 1-thread figure is the threads' switching and their contention on the "
+				+ "key's lease (one compare-and-set per decision, and the lock when a parcel runs out).";
+	}
+
+	String leaseSpread(LeaseDecisions.Cell cell, Spread ratio) {
+		LeaseDecisions.Result leases = this.results.leases;
+		double calls = leases.callsPerDecision(cell).median();
+		return header("Leased vs exact, " + cell.algorithm().id() + ", " + cell.keys().label() + ", "
+				+ threads(cell.threads()), ratio, 1.0) + " Leased decisions made "
+				+ String.format(Locale.ROOT, "%.4f", calls) + " Redis calls each (exact: 1); client CPU per decision "
+				+ micros(leases.spread(cell, Measurement::clientCpuMicrosPerDecision).median()) + " against "
+				+ micros(leases.spread(cell.exact(), Measurement::clientCpuMicrosPerDecision).median())
+				+ " exact. Per client CPU-second the ratio was "
+				+ leases.leasedOverExactPerCpu(cell).format(Spread::ratio) + ".";
+	}
+
+	String jmhLeasedAllocation(JmhDecisions.Cell local) {
+		return "**A leased local decision allocates " + JmhDecisions.Measured.bytes(local.bytesPerDecision())
+				+ " (target 0).** What it returns is a new `Decision` (its `remaining` and waits are this decision's "
+				+ "own) with two `Duration`s of its waits; the take itself (one compare-and-set on the lease in hand) "
+				+ "allocates nothing. Reaching 0 needs a decision the caller does not keep (a primitive answer), an "
+				+ "API change.";
+	}
+
+	String jmhExactAllocation(JmhDecisions.Cell exact, JmhDecisions.Cell plain) {
+		return "**An exact decision allocates " + JmhDecisions.Measured.bytes(exact.bytesPerDecision())
+				+ " against plain Lettuce's " + JmhDecisions.Measured.bytes(plain.bytesPerDecision())
+				+ " for the same script call (target at most the same).** Beyond the call, ours encodes the key and "
+				+ "arguments per call (plain Lettuce's are encoded once up front), parses the reply into a "
+				+ "`Decision`, and completes a future of its own.";
+	}
+
 	private static String header(String what, Spread ratio, double target) {
 		return "**" + what + ": " + ratio.format(Spread::ratio) + " (target " + Spread.ratio(target) + ", "
 				+ percent(1 - ratio.median() / target) + " short).**";

@@ -19,6 +19,9 @@ final class Results {
 	/** Decisions per second and Redis calls per decision, leased against exact; per cell, in every run. */
 	final LeaseDecisions.Result leases;
 
+	/** The in-process decision cells on JMH, with bytes allocated per decision. */
+	JmhDecisions.@Nullable Measured jmh;
+
 	/** Memory per client key: per algorithm name, and "Bucket4j". */
 	final Map<String, MemoryPerKey.Result> memory = new LinkedHashMap<>();
 

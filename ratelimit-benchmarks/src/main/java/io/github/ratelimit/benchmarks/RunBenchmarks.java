@@ -119,6 +119,8 @@ public final class RunBenchmarks {
 		LeaseDecisions.Result leases = LeaseDecisions.measure(server, redis, load, DecisionBenchmark.THREADS,
 				settings.runs(), settings.prime(), log);
 		Results results = new Results(decisions, plans, leases);
+		redis.flushAll();
+		results.jmh = JmhDecisions.measure(server, settings.warmUp(), settings.measure(), settings.jmhForks(), log);
 		if (tool == null) {
 			results.redisBenchmarkSkipped = "redis-benchmark is not installed (apt-get install redis-tools)";
 		}

@@ -18,10 +18,12 @@ import java.time.Duration;
  * @param wrkConnections wrk's connections to the sample apps (the gateway cell's are
  * {@link GatewayOverhead#CONNECTIONS})
  * @param waiting the waiting cell's load and measured interval
+ * @param jmhForks JMH's forks of each benchmark ({@link JmhDecisions}): 1 in a run; 0 (in this JVM, no fork to
+ * start) in the smoke test, whose class path is surefire's
  */
 record Settings(int runs, Duration warmUp, Duration measure, boolean prime, int memoryClients, int denyCacheClients,
 		int denyCacheRequests, int httpWarmUps,
-		int httpSeconds, int wrkThreads, int wrkConnections, WaitingPermits.Shape waiting) {
+		int httpSeconds, int wrkThreads, int wrkConnections, WaitingPermits.Shape waiting, int jmhForks) {
 
 	/**
 	 * The settings of {@code run.sh}: system properties {@code benchmark.runs} (3), {@code benchmark.warmup} and
@@ -34,7 +36,7 @@ record Settings(int runs, Duration warmUp, Duration measure, boolean prime, int 
 				seconds(System.getProperty("benchmark.warmup", "0.5")),
 				seconds(System.getProperty("benchmark.measure", "1.5")), true, 1_000, 100, 200, 2,
 				Integer.parseInt(System.getProperty("benchmark.httpSeconds", "3")), 1, 16,
-				WaitingPermits.Shape.of(seconds(System.getProperty("benchmark.waitSeconds", "30"))));
+				WaitingPermits.Shape.of(seconds(System.getProperty("benchmark.waitSeconds", "30"))), 1);
 	}
 
 	private static Duration seconds(String value) {

@@ -33,11 +33,11 @@ class BenchmarksSmokeTests {
 			Duration.ofMillis(100), Duration.ofMillis(200));
 
 	private static final Settings SETTINGS = new Settings(2, Duration.ofMillis(10), Duration.ofMillis(40), false,
-			100, 10, 20, 0, 1, 1, 4, TINY_WAIT);
+			100, 10, 20, 0, 1, 1, 4, TINY_WAIT, 0);
 
 	/** One round of one second per route, no warm-up. */
 	private static final Settings GATEWAY_SETTINGS = new Settings(1, Duration.ofMillis(10), Duration.ofMillis(40),
-			false, 100, 10, 20, 0, 1, 1, 4, TINY_WAIT);
+			false, 100, 10, 20, 0, 1, 1, 4, TINY_WAIT, 0);
 
 	private static OwnRedis server;
 
@@ -125,6 +125,12 @@ class BenchmarksSmokeTests {
 			}
 		}
 		assertThat(results.leases.errors()).isZero();
+		for (String benchmark : JmhDecisions.BENCHMARKS) {
+			for (int threads : JmhDecisions.THREADS) {
+				assertThat(results.jmh.of(benchmark, threads).perSecond()).as("JMH %s, %d threads", benchmark, threads)
+					.isPositive();
+			}
+		}
 		for (Algorithm algorithm : Algorithm.values()) {
 			for (Kind kind : List.of(Kind.OURS, Kind.PLAIN_LETTUCE)) {
 				assertThat(results.decisions.usecPerScriptCall(kind, algorithm).median()).isPositive();
@@ -154,7 +160,8 @@ class BenchmarksSmokeTests {
 				"| Bucket4j (Lettuce CAS) |", "| deny cache |",
 				"| two plans and a PlanResolver / plain policy |", "| override in force |", "## Leased permits",
 				"| leased, token-bucket, one hot key |", "| exact, fixed-window, 10,000 keys |",
-				"| leased / exact, token-bucket, one hot key |", "## Waiting for a permit",
+				"| leased / exact, token-bucket, one hot key |", "## In-process decisions on JMH",
+				"| leased, `tryFromLease` |", "## Waiting for a permit",
 				"| waiting: ours, token-bucket ≥ 98.0% of the rate", "## What the misses mean");
 		Path chart = docs.resolve("benchmarks-throughput.png");
 		ThroughputChart.write(BenchmarkReport.chartSeries(results), chart);
