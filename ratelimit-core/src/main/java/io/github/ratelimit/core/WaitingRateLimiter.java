@@ -150,39 +150,27 @@ public final class WaitingRateLimiter {
 
 		private final long permits;
 
+		/** What this caller takes, and gives back if it gives up. */
+		private final WaitReceipt receipt;
+
 		Attempt(String key, long permits) {
 			this.key = key;
 			this.permits = permits;
+			this.receipt = new WaitReceipt(WaitingRateLimiter.this.limiter, key, permits);
 		}
-
-		/** The grant of this caller's latest admission by a limiter that takes permits back, to give back if unused. */
-		private volatile @Nullable LeaseGrant taken;
 
 		@Override
 		public java.util.concurrent.CompletionStage<Decision> call(Duration remaining) {
-			RateLimiter limiter = WaitingRateLimiter.this.limiter;
-			Decision leased = limiter.tryFromLease(this.key, this.permits);
+			Decision leased = WaitingRateLimiter.this.limiter.tryFromLease(this.key, this.permits);
 			if (leased != null) {
 				return CompletableFuture.completedFuture(leased);
 			}
-			if (limiter.takesBack()) {
-				return limiter.tryLeaseAsync(this.key, this.permits, this.permits).thenApply((grant) -> {
-					if (grant.allowed()) {
-						this.taken = grant;
-					}
-					return grant.decision();
-				});
-			}
-			return limiter.tryReserveAsync(this.key, this.permits, remaining);
+			return this.receipt.attempt(remaining);
 		}
 
 		@Override
 		public void abandoned(Decision admission) {
-			LeaseGrant grant = this.taken;
-			if (grant != null && grant.decision() == admission) {
-				WaitingRateLimiter.this.limiter.returnLeasedAsync(this.key, grant, this.permits)
-					.thenAccept((back) -> WaitingRateLimiter.this.returned.add(back));
-			}
+			this.receipt.giveBack(admission).thenAccept(WaitingRateLimiter.this.returned::add);
 		}
 
 		@Override

@@ -13,11 +13,11 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.ratelimit.core.Decision;
-import io.github.ratelimit.core.LeaseGrant;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RateLimiterBackend;
+import io.github.ratelimit.core.WaitReceipt;
 import io.github.ratelimit.core.lease.LeasedRateLimiter;
 import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
 import io.github.ratelimit.core.override.ClientOverrides;
@@ -302,7 +302,7 @@ public class RateLimitEnforcer {
 
 			@Override
 			public void abandoned(RateLimitOutcome admission) {
-				receipts.giveBack(admission.decision(), permits);
+				receipts.giveBack(admission.decision());
 			}
 
 			@Override
@@ -379,9 +379,9 @@ public class RateLimitEnforcer {
 		CompletionStage<Decision> decision;
 		try {
 			RateLimiter limiter = plan.limiter();
-			if (receipts != null && limiter.takesBack()) {
-				// the decision tryAcquire makes, as a grant a caller that gives up can give back
-				decision = limiter.tryLeaseAsync(key, permits, permits).thenApply((grant) -> receipts.took(limiter, key, grant));
+			if (receipts != null) {
+				// a waiting request: a grant a caller that gives up can give back, or a reservation
+				decision = receipts.attempt(limiter, key, permits, reserve);
 			}
 			else {
 				decision = reserve.isZero() ? limiter.tryAcquireAsync(key, permits)
@@ -790,38 +790,34 @@ public class RateLimitEnforcer {
 	 * The latest grant of a waiting request by a limiter that takes permits back, to give back when the request gives
 	 * up before it uses them.
 	 */
+	/**
+	 * A waiting request's receipt ({@link WaitReceipt}) at the limiter of the plan it was last decided by (a request's
+	 * plan may change between its attempts, when a refresh replaces the policy).
+	 */
 	private static final class Receipts {
 
-		private volatile @Nullable Receipt latest;
+		private volatile @Nullable WaitReceipt latest;
 
-		Decision took(RateLimiter limiter, String storedKey, LeaseGrant grant) {
-			if (grant.allowed()) {
-				this.latest = new Receipt(limiter, storedKey, grant);
+		CompletionStage<Decision> attempt(RateLimiter limiter, String storedKey, long permits, Duration reserve) {
+			WaitReceipt receipt = this.latest;
+			if (receipt == null || !receipt.isFor(limiter, storedKey)) {
+				receipt = new WaitReceipt(limiter, storedKey, permits);
+				this.latest = receipt;
 			}
-			return grant.decision();
+			return receipt.attempt(reserve);
 		}
 
-		void giveBack(Decision admission, long permits) {
-			Receipt receipt = this.latest;
-			if (receipt == null || receipt.grant().decision() != admission) {
+		void giveBack(Decision admission) {
+			WaitReceipt receipt = this.latest;
+			if (receipt == null) {
 				return;
 			}
-			try {
-				receipt.limiter().returnLeasedAsync(receipt.storedKey(), receipt.grant(), permits).whenComplete(
-						(back, error) -> {
-							if (error != null) {
-								logger.debug("Could not give back permits of a grant nobody used", error);
-							}
-						});
-			}
-			catch (RuntimeException ex) {
-				logger.debug("Could not give back permits of a grant nobody used", ex);
-			}
+			receipt.giveBack(admission).whenComplete((back, error) -> {
+				if (error != null) {
+					logger.debug("Could not give back permits of a grant nobody used", error);
+				}
+			});
 		}
-
-	}
-
-	private record Receipt(RateLimiter limiter, String storedKey, LeaseGrant grant) {
 
 	}
 
