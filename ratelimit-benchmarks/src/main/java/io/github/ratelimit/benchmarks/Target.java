@@ -31,8 +31,9 @@ record Target(String name, Spread measured, DoubleFunction<String> format, doubl
 		}
 		double median = this.measured.median();
 		String by = this.atLeast ? String.format(Locale.ROOT, "%.0f%% short", 100 * (1 - median / this.limit))
-				: String.format(Locale.ROOT, "%s over, %.0f%% above", this.format.apply(median - this.limit),
-						100 * (median / this.limit - 1));
+				: (this.limit == 0) ? this.format.apply(median) + " over"
+						: String.format(Locale.ROOT, "%s over, %.0f%% above", this.format.apply(median - this.limit),
+								100 * (median / this.limit - 1));
 		boolean someRunMet = this.atLeast ? this.measured.max() >= this.limit : this.measured.min() <= this.limit;
 		return "✗ " + by + (someRunMet ? "; some runs met it" : "");
 	}
