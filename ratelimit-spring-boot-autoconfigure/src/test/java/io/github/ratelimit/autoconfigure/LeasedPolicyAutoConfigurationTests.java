@@ -110,11 +110,16 @@ class LeasedPolicyAutoConfigurationTests {
 					enforce(enforcer, hello(context), "client", 1);
 				}
 				SimpleMeterRegistry registry = context.getBean(SimpleMeterRegistry.class);
-				// 3 renewals of 10 for 25 requests, and maybe more ahead of need (on a renewals' thread: counted once
-				// its grant is in; a low-water mark of at most a batch)
-				Await.until(() -> registry.get(RateLimitMetrics.LEASE_PERMITS).tags("policy", "hello", "state", "leased")
-					.functionCounter().count() == 10 * registry.get(RateLimitMetrics.LEASE_RENEWALS)
-						.tag("policy", "hello").functionCounter().count());
+				// 3 renewals of 10 for 25 requests, and maybe more ahead of need (counted when started, its grant
+				// added on a renewals' thread: wait until every renewal's permits are leased and in hand)
+				Await.until(() -> {
+					double started = registry.get(RateLimitMetrics.LEASE_RENEWALS).tag("policy", "hello")
+						.functionCounter().count();
+					return registry.get(RateLimitMetrics.LEASE_PERMITS).tags("policy", "hello", "state", "leased")
+						.functionCounter().count() == 10 * started
+							&& registry.get(RateLimitMetrics.LEASE_HELD).tag("policy", "hello").gauge()
+								.value() == 10 * started - 25;
+				});
 				long renewals = (long) registry.get(RateLimitMetrics.LEASE_RENEWALS).tag("policy", "hello")
 					.functionCounter().count();
 				assertThat(renewals).isGreaterThanOrEqualTo(3);

@@ -6,7 +6,7 @@ package io.github.ratelimit.core.lease;
  */
 public interface LeaseStats {
 
-	/** @return lease calls made to the shared state (granted or not) */
+	/** @return lease calls made to the shared state, granted or not (counted as each is started) */
 	long renewals();
 
 	/** @return permits taken by granted leases */

@@ -221,7 +221,8 @@ public final class LeasedRateLimiter implements RateLimiter, AutoCloseable {
 	 * @return the renewal to make, or {@code null}
 	 */
 	private @Nullable Renewal renewalAhead(Lease lease, long now) {
-		return (lease.belowLowWater() && batchSize(lease.rate(), 1) > 1) ? new Renewal(1, batchSize(lease.startRenewal(now), 1), now) : null;
+		return (lease.belowLowWater() && batchSize(lease.rate(), 1) > 1)
+				? renewal(1, batchSize(lease.startRenewal(now), 1), now) : null;
 	}
 
 	/**
@@ -339,7 +340,7 @@ public final class LeasedRateLimiter implements RateLimiter, AutoCloseable {
 			return decideExactly(key, permits);
 		}
 		if (maximum > 0) {
-			renew(key, lease, new Renewal(permits, maximum, now));
+			renew(key, lease, renewal(permits, maximum, now));
 		}
 		return waiter.future;
 	}
@@ -465,7 +466,6 @@ public final class LeasedRateLimiter implements RateLimiter, AutoCloseable {
 	 * round instead.
 	 */
 	private CompletableFuture<LeaseGrant> grant(String key, Renewal renewal) {
-		this.counters.renewals.increment();
 		try {
 			return this.delegate.tryLeaseAsync(key, renewal.minimum, renewal.maximum).toCompletableFuture();
 		}
@@ -569,7 +569,7 @@ public final class LeasedRateLimiter implements RateLimiter, AutoCloseable {
 				decideExactly(key, waiter);
 			}
 		}
-		return (nextMaximum > 0) ? new Renewal(nextMinimum, nextMaximum, now) : null;
+		return (nextMaximum > 0) ? renewal(nextMinimum, nextMaximum, now) : null;
 	}
 
 	/**
@@ -614,6 +614,15 @@ public final class LeasedRateLimiter implements RateLimiter, AutoCloseable {
 			counted.complete(decided);
 		});
 		return counted;
+	}
+
+	/**
+	 * A round of renewal, counted in {@link #stats()} as it is decided on (a renewal ahead of need is counted before
+	 * the request that started it returns, though its call is made on another thread).
+	 */
+	private Renewal renewal(long minimum, long maximum, long now) {
+		this.counters.renewals.increment();
+		return new Renewal(minimum, maximum, now);
 	}
 
 	/**

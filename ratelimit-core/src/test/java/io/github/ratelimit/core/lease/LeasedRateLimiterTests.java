@@ -75,6 +75,8 @@ class LeasedRateLimiterTests {
 		WatchedRateLimiter shared = watched(algorithm, "1000/1h");
 		LeasedRateLimiter limiter = new LeasedRateLimiter(shared, new LeaseSettings(20, true, Duration.ofMinutes(5)));
 		int admitted = Hammer.admitted(1, 32, 50, (instance) -> limiter.tryAcquire("hot", 1).allowed());
+		// a renewal ahead of need, counted when started, may still be on its way on a renewals' thread
+		Await.until(() -> !limiter.renewing("hot"));
 		assertThat(shared.mostInFlightOfOneKey).hasValue(1);
 		assertThat(admitted).isLessThanOrEqualTo(1000);
 		LeaseStats stats = limiter.stats();
