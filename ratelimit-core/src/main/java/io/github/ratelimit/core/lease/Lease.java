@@ -290,7 +290,7 @@ final class Lease {
 	}
 
 	/**
-	 * Counts a renewal's answer: its round trip, and whether it granted permits.
+	 * Ends a renewal (none is in flight after it), counting its answer: its round trip, and whether it granted permits.
 	 * @param roundTripNanos the time from sending the call to its answer
 	 * @param granted whether permits were granted
 	 */

@@ -514,7 +514,6 @@ public final class LeasedRateLimiter implements RateLimiter, AutoCloseable {
 		long nextMinimum = 0;
 		long nextMaximum = 0;
 		synchronized (lease) {
-			lease.renewing = false;
 			lease.renewed(now - sentNanos, grant != null && grant.allowed());
 			giveBack = lease.giveBack;
 			if (grant == null) {
