@@ -496,7 +496,10 @@ final class BenchmarkReport {
 				+ "(the floor); leased: `LeasedRateLimiter` (batch 100, adaptive, max-age 1 s) over that backend, "
 				+ "`tryAcquire`; leased, `tryFromLease`: the enforcer's first step, renewing by `tryAcquire` when it "
 				+ "answers `null`; in-memory: the in-memory backend's token bucket; deny cache: `DenyCache.find` for a "
-				+ "client it remembers as refused. JMH's ± is its 99.9% confidence half-interval over the iterations; "
+				+ "client it remembers as refused; the servlet filter's chain, leased: one request's policy (key `ip`, "
+				+ "leased in batches of up to 100,000 so that renewals do not bound the thread) through "
+				+ "`RateLimitChain.await` on an enforcer wired as the starter wires it, and its headers written: the "
+				+ "rate limit's own work per request, without HTTP (one operation is one request). JMH's ± is its 99.9% confidence half-interval over the iterations; "
 				+ "the other sections' medians of several runs are the figures to compare across cells.");
 		line("");
 		StringBuilder header = new StringBuilder("| benchmark |");

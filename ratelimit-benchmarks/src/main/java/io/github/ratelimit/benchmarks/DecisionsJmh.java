@@ -1,7 +1,11 @@
 package io.github.ratelimit.benchmarks;
 
+import java.net.URI;
+import java.security.Principal;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
+import java.util.function.Supplier;
 
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Decision;
@@ -12,7 +16,15 @@ import io.github.ratelimit.core.lease.LeaseSettings;
 import io.github.ratelimit.core.lease.LeasedRateLimiter;
 import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
 import io.github.ratelimit.core.resilience.DenyCache;
+import io.github.ratelimit.core.resilience.CircuitBreaker;
 import io.github.ratelimit.redis.PlainLettuceLimiter;
+import io.github.ratelimit.spring.FailureMode;
+import io.github.ratelimit.spring.PolicyDefinition;
+import io.github.ratelimit.spring.RateLimitChain;
+import io.github.ratelimit.spring.RateLimitEnforcer;
+import io.github.ratelimit.spring.RateLimitRequest;
+import io.github.ratelimit.spring.web.RateLimitHeaders;
+import org.jspecify.annotations.Nullable;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Scope;
@@ -32,7 +44,12 @@ import org.openjdk.jmh.annotations.TearDown;
  * <li>{@code leasedFromLease}: the same, {@code tryFromLease}, the enforcer's first step (renewing when it answers
  * {@code null});</li>
  * <li>{@code inMemory}: the in-memory backend's token bucket;</li>
- * <li>{@code denyCache}: the deny cache answering for a client it remembers as refused.</li>
+ * <li>{@code denyCache}: the deny cache answering for a client it remembers as refused;</li>
+ * <li>{@code chainLeased}: one request through the one chain the servlet filter waits for
+ * ({@link RateLimitChain#await}), a policy (key {@code ip}) leased in batches of up to {@value #CHAIN_BATCH} (so that
+ * renewals, one round trip each, do not bound the thread: the chain's own work) on an enforcer wired as the starter
+ * wires it (deny cache on, no observation), and its rate limit headers written: the rate limit's own work per request
+ * in the servlet benchmark's leased cell, without HTTP.</li>
  * </ul>
  * The Redis server is the run's own, pinned to its CPU: its address comes as system properties
  * ({@value #HOST}, {@value #PORT}).
@@ -48,6 +65,8 @@ public class DecisionsJmh {
 
 	private static final String KEY = "10.0.0.1";
 
+	private static final int CHAIN_BATCH = 100_000;
+
 	private OurBackend backend;
 
 	private RateLimiter exact;
@@ -59,6 +78,14 @@ public class DecisionsJmh {
 	private RateLimiter inMemory;
 
 	private DenyCache denyCache;
+
+	private LeasedRateLimiter chainLimiter;
+
+	private RateLimitChain chain;
+
+	private List<RateLimitChain.Step> steps;
+
+	private final RateLimitHeaders headers = new RateLimitHeaders(true, false);
 
 	/**
 	 * Connects to the run's Redis and builds every contender.
@@ -77,6 +104,14 @@ public class DecisionsJmh {
 		this.inMemory = new InMemoryRateLimiterBackend()
 			.create(Policy.of("jmh-memory", Algorithm.TOKEN_BUCKET, "1000000000000/1000d"));
 		this.denyCache = new DenyCache(10_000, Duration.ofHours(1));
+		Policy chained = Policy.of("jmh-chain", Algorithm.TOKEN_BUCKET, "1000000000/100d");
+		// a batch no thread here takes in one round trip: the chain's own work, not the wait for a renewal
+		this.chainLimiter = new LeasedRateLimiter(this.backend.backend().create(chained),
+				new LeaseSettings(CHAIN_BATCH, true, Duration.ofSeconds(1)));
+		this.chain = new RateLimitChain(new RateLimitEnforcer(List.of(), this.backend.backend(), new CircuitBreaker(),
+				new DenyCache(DenyCache.DEFAULT_MAXIMUM_CLIENTS, DenyCache.DEFAULT_MAX_AGE), 1));
+		this.steps = List.of(RateLimitChain.Step.of(PolicyDefinition.of(chained, this.chainLimiter, "ip",
+				(request) -> null, List.of(), List.of(), Set.of(), 1, FailureMode.OPEN, false)));
 		Limit limit = Limit.parse("1/1h");
 		Decision refusal = new Decision(false, limit, 0, Duration.ofHours(1), Duration.ofHours(1), Duration.ofHours(1),
 				true, List.of(limit));
@@ -89,6 +124,7 @@ public class DecisionsJmh {
 	@TearDown(Level.Trial)
 	public void tearDown() {
 		this.leased.close();
+		this.chainLimiter.close();
 		this.plain.close();
 		this.backend.close();
 	}
@@ -140,6 +176,78 @@ public class DecisionsJmh {
 	@Benchmark
 	public Decision denyCache() {
 		return this.denyCache.find("jmh", KEY, 1);
+	}
+
+	/**
+	 * @return the number of headers written for an admitted request
+	 */
+	@Benchmark
+	public int chainLeased() {
+		RateLimitChain.Verdict verdict = this.chain.await(new Request(), this.steps, true);
+		int[] written = new int[1];
+		if (verdict.shown() != null) {
+			this.headers.write(verdict.shown(), (name, value) -> written[0]++);
+		}
+		return written[0];
+	}
+
+	/**
+	 * A request from one client, its attributes kept as a servlet request keeps them (one per name).
+	 */
+	private static final class Request implements RateLimitRequest {
+
+		private @Nullable String attributeName;
+
+		private @Nullable Object attribute;
+
+		@Override
+		public String method() {
+			return "GET";
+		}
+
+		@Override
+		public @Nullable String header(String name) {
+			return null;
+		}
+
+		@Override
+		public @Nullable String queryParameter(String name) {
+			return null;
+		}
+
+		@Override
+		public String remoteAddress() {
+			return KEY;
+		}
+
+		@Override
+		public @Nullable Principal principal() {
+			return null;
+		}
+
+		@Override
+		public @Nullable URI uri() {
+			return null;
+		}
+
+		@Override
+		public Object nativeRequest() {
+			return this;
+		}
+
+		@Override
+		@SuppressWarnings("unchecked")
+		public synchronized <T> T attribute(String name, Supplier<T> ifAbsent) {
+			if (this.attribute == null) {
+				this.attributeName = name;
+				this.attribute = ifAbsent.get();
+			}
+			else if (!name.equals(this.attributeName)) {
+				throw new IllegalStateException("One attribute only: " + this.attributeName + ", not " + name);
+			}
+			return (T) this.attribute;
+		}
+
 	}
 
 	/**

@@ -26,7 +26,7 @@ final class JmhDecisions {
 
 	/** The benchmarks, in the report's order. */
 	static final List<String> BENCHMARKS = List.of("exact", "plainLettuce", "leased", "leasedFromLease", "inMemory",
-			"denyCache");
+			"denyCache", "chainLeased");
 
 	static final List<Integer> THREADS = List.of(1, 16);
 
@@ -98,6 +98,7 @@ final class JmhDecisions {
 			case "leasedFromLease" -> "leased, `tryFromLease`";
 			case "inMemory" -> "in-memory";
 			case "denyCache" -> "deny cache, a refused client";
+			case "chainLeased" -> "the servlet filter's chain, leased, one request";
 			default -> benchmark;
 		};
 	}

@@ -42,7 +42,9 @@ public record Decision(boolean allowed, Limit limit, long remaining, Duration re
 		LimitDecision tooSmall = null;
 		List<Limit> violated = List.of();
 		long due = 0;
-		for (LimitDecision outcome : outcomes) {
+		for (int i = 0; i < outcomes.size(); i++) {
+			// by index: an iterator for every decision's one or two limits is garbage on the exact path
+			LimitDecision outcome = outcomes.get(i);
 			if (outcome.neverAdmits(permits)) {
 				if (tooSmall == null) {
 					tooSmall = outcome;

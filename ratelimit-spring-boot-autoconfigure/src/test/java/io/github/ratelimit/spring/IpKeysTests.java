@@ -3,7 +3,9 @@ package io.github.ratelimit.spring;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.HashSet;
+import java.util.Random;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -119,6 +121,50 @@ class IpKeysTests {
 			String key = whole.keyOf(address);
 			assertThat(InetAddress.getByName(key)).as(address).isEqualTo(InetAddress.getByName(address));
 		}
+	}
+
+	/**
+	 * A whole IPv4 address already written as its key is its own key without being parsed: the check that lets it
+	 * through agrees with the grammar of what {@code keyOf} writes (0 to 255, no leading zeros) on every string tried,
+	 * and such an address is the key the parser makes of it.
+	 */
+	@Test
+	void anAddressAlreadyInItsKeysFormShouldBeTakenAsItIsExactlyWhenTheParserWouldWriteIt() {
+		Pattern part = Pattern.compile("(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])");
+		Pattern canonical = Pattern.compile(part + "(\\." + part + "){3}");
+		Random random = new Random(42);
+		String alphabet = "0123456789..a:";
+		for (int i = 0; i < 200_000; i++) {
+			StringBuilder text = new StringBuilder();
+			if (i % 2 == 0) {
+				// near-addresses: four parts, some out of range or with leading zeros, some parts missing or extra
+				int parts = 3 + random.nextInt(3);
+				for (int p = 0; p < parts; p++) {
+					text.append((p > 0) ? "." : "").append((random.nextInt(8) == 0) ? "0" : "")
+						.append(random.nextInt(random.nextBoolean() ? 300 : 10));
+				}
+			}
+			else {
+				int length = random.nextInt(17);
+				for (int c = 0; c < length; c++) {
+					text.append(alphabet.charAt(random.nextInt(alphabet.length())));
+				}
+			}
+			String address = text.toString();
+			boolean expected = canonical.matcher(address).matches();
+			assertThat(IpKeys.isCanonicalIpv4(address)).as(address).isEqualTo(expected);
+			if (expected) {
+				assertThat(new IpKeys(32, 128).keyOf("::ffff:" + address)).as(address).isEqualTo(address);
+			}
+		}
+		assertThat(IpKeys.isCanonicalIpv4("")).isFalse();
+		assertThat(IpKeys.isCanonicalIpv4("1.2.3.")).isFalse();
+		assertThat(IpKeys.isCanonicalIpv4(".1.2.3")).isFalse();
+		assertThat(IpKeys.isCanonicalIpv4("1.2.3.4.5")).isFalse();
+		assertThat(IpKeys.isCanonicalIpv4("1.2.3.256")).isFalse();
+		assertThat(IpKeys.isCanonicalIpv4("1.2.3.04")).isFalse();
+		assertThat(IpKeys.DEFAULT.keyOf("1.2.3.04")).isEqualTo("1.2.3.4");
+		assertThat(IpKeys.isCanonicalIpv4("10.0.0.1")).isTrue();
 	}
 
 	@ParameterizedTest

@@ -61,6 +61,10 @@ public final class IpKeys {
 	 * @return its prefix, such as {@code 2001:db8:1:2::/64}, or the text itself when it is no IP address
 	 */
 	public String keyOf(String address) {
+		if (this.ipv4PrefixLength == IPV4_BITS && isCanonicalIpv4(address)) {
+			// most clients, on every request: the whole address, already in the text the key is written in
+			return address;
+		}
 		byte[] bytes = parse(address);
 		if (bytes == null) {
 			return address;
@@ -70,6 +74,41 @@ public final class IpKeys {
 		mask(bytes, prefixLength);
 		String network = ipv4 ? formatIpv4(bytes) : formatIpv6(bytes);
 		return (prefixLength == bytes.length * 8) ? network : network + "/" + prefixLength;
+	}
+
+	/**
+	 * Whether the text is an IPv4 address as {@link #formatIpv4} writes it: four decimal parts of 0 to 255, without
+	 * leading zeros, separated by dots.
+	 */
+	static boolean isCanonicalIpv4(String text) {
+		int parts = 1;
+		int value = 0;
+		int digits = 0;
+		for (int i = 0; i < text.length(); i++) {
+			char c = text.charAt(i);
+			if (c == '.') {
+				if (digits == 0 || parts == 4) {
+					return false;
+				}
+				parts++;
+				value = 0;
+				digits = 0;
+			}
+			else if (c >= '0' && c <= '9') {
+				if (digits == 1 && value == 0) {
+					return false;
+				}
+				value = value * 10 + (c - '0');
+				digits++;
+				if (value > 255) {
+					return false;
+				}
+			}
+			else {
+				return false;
+			}
+		}
+		return parts == 4 && digits > 0;
 	}
 
 	private static byte @Nullable [] parse(String text) {

@@ -5,6 +5,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 import io.github.ratelimit.core.Policy;
@@ -301,8 +302,16 @@ public final class PolicyDefinition {
 	 * @return the key when known
 	 */
 	public CompletionStage<String> keyOfAsync(RateLimitRequest request) {
-		return this.keyResolver.resolveAsync(request)
-			.thenApply((key) -> (key != null && !key.isEmpty()) ? key : request.remoteAddress());
+		CompletableFuture<@Nullable String> resolved = this.keyResolver.resolveAsync(request).toCompletableFuture();
+		if (resolved.isDone() && !resolved.isCompletedExceptionally()) {
+			// a key found at once (from the request) is not given a dependent stage of its own
+			return CompletableFuture.completedFuture(keyOrAddress(resolved.join(), request));
+		}
+		return resolved.thenApply((key) -> keyOrAddress(key, request));
+	}
+
+	private static String keyOrAddress(@Nullable String key, RateLimitRequest request) {
+		return (key != null && !key.isEmpty()) ? key : request.remoteAddress();
 	}
 
 	/**

@@ -7,7 +7,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
-import java.util.function.BiConsumer;
 
 import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
@@ -297,30 +296,40 @@ public final class RateLimitChain {
 				this.verdict.completeExceptionally(ex);
 				return;
 			}
-			BiConsumer<T, Throwable> resume = (value, error) -> {
-				if (error != null) {
+			if (stage.isDone()) {
+				// read where it is: a dependent stage for a value already there only costs a request more
+				T value;
+				try {
+					value = stage.join();
+				}
+				catch (Throwable error) {
 					this.verdict.completeExceptionally(unwrap(error));
 					return;
 				}
-				try {
-					next.accept(value);
-				}
-				catch (Throwable ex) {
-					this.verdict.completeExceptionally(ex);
-				}
-			};
-			if (stage.isDone()) {
-				stage.whenComplete(resume);
+				resume(value, null, next);
 				return;
 			}
 			stage.whenComplete((value, error) -> {
 				try {
-					this.continuation.execute(() -> resume.accept(value, error));
+					this.continuation.execute(() -> resume(value, error, next));
 				}
 				catch (Throwable ex) {
 					this.verdict.completeExceptionally(ex);
 				}
 			});
+		}
+
+		private <T> void resume(@Nullable T value, @Nullable Throwable error, Continuation<T> next) {
+			if (error != null) {
+				this.verdict.completeExceptionally(unwrap(error));
+				return;
+			}
+			try {
+				next.accept(value);
+			}
+			catch (Throwable ex) {
+				this.verdict.completeExceptionally(ex);
+			}
 		}
 
 	}

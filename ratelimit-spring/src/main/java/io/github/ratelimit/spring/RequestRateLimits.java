@@ -1,7 +1,7 @@
 package io.github.ratelimit.spring;
 
-import java.util.HashSet;
-import java.util.Set;
+import java.util.ArrayList;
+import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
@@ -14,7 +14,7 @@ final class RequestRateLimits {
 
 	private static final String ATTRIBUTE = RequestRateLimits.class.getName();
 
-	private final Set<Charge> charged = new HashSet<>();
+	private final List<Charge> charged = new ArrayList<>(2);
 
 	private @Nullable RateLimitOutcome shown;
 
@@ -33,7 +33,9 @@ final class RequestRateLimits {
 	 * @param key the client's key
 	 */
 	synchronized void charged(PolicyDefinition policy, String key) {
-		this.charged.add(new Charge(policy.name(), key));
+		if (!isCharged(policy, key)) {
+			this.charged.add(new Charge(policy.name(), key));
+		}
 	}
 
 	/**
@@ -43,7 +45,14 @@ final class RequestRateLimits {
 	 * @return whether it was
 	 */
 	synchronized boolean isCharged(PolicyDefinition policy, String key) {
-		return this.charged.contains(new Charge(policy.name(), key));
+		// a request is charged for a few policies at most: a look through them beats hashing, and allocates nothing
+		for (int i = 0; i < this.charged.size(); i++) {
+			Charge charge = this.charged.get(i);
+			if (charge.policy().equals(policy.name()) && charge.key().equals(key)) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/**
