@@ -425,8 +425,15 @@ final class Lease {
 		}
 
 		private static Duration less(Duration duration, long nanos) {
-			Duration left = duration.minusNanos(nanos);
-			return left.isNegative() ? Duration.ZERO : left;
+			// no new Duration for a wait already over (a token bucket with permits left has none to wait for)
+			if (duration.isZero()) {
+				return Duration.ZERO;
+			}
+			if (duration.getSeconds() >= Long.MAX_VALUE / 1_000_000_000L) {
+				return duration.minusNanos(nanos);
+			}
+			long left = duration.toNanos() - nanos;
+			return (left <= 0) ? Duration.ZERO : Duration.ofNanos(left);
 		}
 
 	}

@@ -69,6 +69,35 @@ class LeasedRateLimiterTests {
 		assertThat(shared.peek("k").remaining()).isEqualTo(90);
 	}
 
+	/**
+	 * A local decision's waits are the grant's less the time since it was asked for, and none once that time passed
+	 * them.
+	 */
+	@Test
+	void aLocalDecisionsWaitsAreTheGrantsLessTheTimeSinceAndNeverBelowZero() {
+		LeasedRateLimiter window = leased(watched(Algorithm.FIXED_WINDOW, "10/1h"), 5, false);
+		Decision granted = window.tryAcquire("k", 1);
+		assertThat(granted.resetAfter()).isEqualTo(Duration.ofHours(1));
+		this.clock.advance(Duration.ofMillis(300));
+		Decision local = window.tryFromLease("k", 1);
+		assertThat(local).isNotNull();
+		assertThat(local.resetAfter()).isEqualTo(Duration.ofHours(1).minusMillis(300));
+		assertThat(local.nextPermitAfter()).isEqualTo(max0(granted.nextPermitAfter().minusMillis(300)));
+		assertThat(local.retryAfter()).isZero();
+		LeasedRateLimiter bucket = leased(watched(Algorithm.TOKEN_BUCKET, "10/1s"), 5, false);
+		Decision full = bucket.tryAcquire("b", 1);
+		assertThat(full.resetAfter()).as("5 permits taken refill in half a second").isEqualTo(Duration.ofMillis(500));
+		this.clock.advance(Duration.ofMillis(600));
+		Decision later = bucket.tryFromLease("b", 1);
+		assertThat(later).isNotNull();
+		assertThat(later.resetAfter()).isZero();
+		assertThat(later.nextPermitAfter()).isZero();
+	}
+
+	private static Duration max0(Duration duration) {
+		return duration.isNegative() ? Duration.ZERO : duration;
+	}
+
 	@ParameterizedTest
 	@EnumSource(names = { "TOKEN_BUCKET", "GCRA", "FIXED_WINDOW" })
 	void manyThreadsOfOneKeyHaveOneRenewalInFlightAndAdmitWhatWasLeased(Algorithm algorithm) throws Exception {
