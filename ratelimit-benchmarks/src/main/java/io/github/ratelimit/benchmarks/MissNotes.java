@@ -235,9 +235,12 @@ final class MissNotes {
 	String leaseThreads(Algorithm algorithm, double oneCpu, double manyCpu, int threads, double target) {
 		return "**Leased hot key, " + algorithm.id() + ": client CPU per decision " + micros(manyCpu) + " at " + threads
 				+ " threads against " + micros(oneCpu) + " at 1 thread, " + Spread.ratio(manyCpu / oneCpu)
-				+ " (target at most " + Spread.ratio(target) + ").** The threads share the machine's cores; what a "
-				+ "decision costs beyond the 1-thread figure is the threads' switching and their contention on the "
-				+ "key's lease (one compare-and-set per decision, and the lock when a parcel runs out).";
+				+ " (target at most " + Spread.ratio(target) + ").** One renewal is in flight per key on an instance, so "
+				+ "it serves at most a batch (" + LeaseDecisions.LEASE.batch() + ") of the key's permits per round trip: "
+				+ "the threads, sharing the client's CPU, run out of a batch within about one round trip and each parks "
+				+ "until the next grant and is woken, once per round, which one thread almost never pays (the take itself "
+				+ "is one compare-and-set). A larger batch lifts it, and raises the leasing bounds with it "
+				+ "([leasing.md](leasing.md#when-not-to)).";
 	}
 
 	String leaseSpread(LeaseDecisions.Cell cell, Spread ratio) {
