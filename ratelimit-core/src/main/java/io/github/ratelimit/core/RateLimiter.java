@@ -93,8 +93,19 @@ public interface RateLimiter {
 	}
 
 	/**
-	 * Admits a request from what this limiter holds in this process, without calling a backend and without blocking,
-	 * when it can: a leased limiter's lease in hand. Callers ask this first, and the backend only when it answers
+	 * Whether a call blocks the calling thread on I/O even through the async methods ({@link #tryAcquireAsync},
+	 * {@link #tryLeaseAsync}), as a blocking Redis client such as Jedis does: a caller that must not block (an event
+	 * loop, a request that holds a lease in hand) then makes such calls on a thread that may.
+	 * @return {@code false} unless the backend's client blocks
+	 */
+	default boolean blocking() {
+		return false;
+	}
+
+	/**
+	 * Admits a request from what this limiter holds in this process, without waiting for a backend and without
+	 * blocking, when it can: a leased limiter's lease in hand (which may send a renewal of it ahead of need, on this
+	 * thread when the backend does not block, and never waits for it). Callers ask this first, and the backend only when it answers
 	 * {@code null}; such an admission is not a backend call (no deny cache, no circuit breaker applies to it).
 	 * @param key the client's key, not empty
 	 * @param permits the request's cost, at least 1

@@ -45,6 +45,16 @@ class RedisRateLimiter extends AbstractRateLimiter {
 	/**
 	 * {@inheritDoc}
 	 * <p>
+	 * As its Redis client does ({@link RedisRateLimiterBackend#blocking()}).
+	 */
+	@Override
+	public boolean blocking() {
+		return this.redis.blocking();
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
 	 * A call that times out fails with a {@link LateReplyTimeoutException} whose late reply reads as this decision.
 	 */
 	@Override

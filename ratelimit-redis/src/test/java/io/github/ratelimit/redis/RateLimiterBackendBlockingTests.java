@@ -1,5 +1,6 @@
 package io.github.ratelimit.redis;
 
+import java.time.Duration;
 import java.util.List;
 
 import io.github.ratelimit.core.Algorithm;
@@ -7,6 +8,8 @@ import io.github.ratelimit.core.LeaseGrant;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.core.lease.LeaseSettings;
+import io.github.ratelimit.core.lease.LeasedRateLimiter;
 import io.github.ratelimit.core.memory.InMemoryRateLimiterBackend;
 import io.github.ratelimit.test.TestRedis;
 import org.junit.jupiter.api.Test;
@@ -64,7 +67,12 @@ class RateLimiterBackendBlockingTests {
 				"blocking-" + blocking + "-" + System.nanoTime(), TestRedis.TIMEOUT)) {
 			backend.start();
 			assertThat(backend.blocking()).isEqualTo(blocking);
-			assertThat(backend.create(POLICY).tryAcquire("client").allowed()).isTrue();
+			RateLimiter limiter = backend.create(POLICY);
+			// its limiters say so too: a leased limiter renews ahead on the request's thread only when they do not
+			assertThat(limiter.blocking()).isEqualTo(blocking);
+			assertThat(new LeasedRateLimiter(limiter, new LeaseSettings(10, true, Duration.ofSeconds(1))).blocking())
+				.isEqualTo(blocking);
+			assertThat(limiter.tryAcquire("client").allowed()).isTrue();
 			// a window begun at the test, so the permits go back into the window they were leased from
 			Limit limit = RedisTime.startedWindow(new StringRedisTemplate(connectionFactory), "10/1h");
 			RateLimiter window = backend.create(new Policy("blocking-lease", Algorithm.FIXED_WINDOW, List.of(limit)));

@@ -72,7 +72,8 @@ public final class LeasedRateLimiter implements RateLimiter, AutoCloseable {
 
 	/**
 	 * The threads that make the rounds of renewal following one whose grant was already there (a backend that
-	 * answers on the calling thread), shared by every leased limiter of the JVM: as many as the JVM has processors
+	 * answers on the calling thread), and the renewals ahead of need of a delegate that blocks, shared by every
+	 * leased limiter of the JVM: as many as the JVM has processors
 	 * (at least two), started when needed and gone when idle for a minute.
 	 */
 	static final ForkJoinPool RENEWALS = pool("ratelimit-lease-renewals-",
@@ -156,7 +157,8 @@ public final class LeasedRateLimiter implements RateLimiter, AutoCloseable {
 	}
 
 	/**
-	 * Decides a request from the lease in hand, without any I/O.
+	 * Decides a request from the lease in hand, waiting for no I/O: a renewal ahead of need it starts is sent (on this
+	 * thread when the delegate does not block), never waited for.
 	 * @param key the client's key
 	 * @param permits the request's cost
 	 * @return the decision, or {@code null} when the lease in hand does not cover the request
@@ -226,18 +228,25 @@ public final class LeasedRateLimiter implements RateLimiter, AutoCloseable {
 	}
 
 	/**
-	 * Makes a renewal started ahead of need on a thread of {@link #RENEWALS}, never on the request's (which does no
-	 * I/O here, and may be an event loop); no request waits for it.
+	 * Makes a renewal started ahead of need; no request waits for it. A delegate that does not block
+	 * ({@link RateLimiter#blocking()}: its call only sends, as Lettuce's) is called on the request's thread, sparing
+	 * a hand-over to another thread and its wake-up per renewal; one that blocks (Jedis) is called on a thread of
+	 * {@link #RENEWALS}, never on the request's (which waits for no I/O here, and may be an event loop).
 	 */
 	private void renewAhead(String key, Lease lease, @Nullable Renewal ahead) {
 		if (ahead != null) {
 			this.counters.renewedAhead.increment();
-			RENEWALS.execute(() -> renew(key, lease, ahead));
+			if (this.delegate.blocking()) {
+				RENEWALS.execute(() -> renew(key, lease, ahead));
+			}
+			else {
+				renew(key, lease, ahead);
+			}
 		}
 	}
 
 	/**
-	 * Whether a renewal of the key's lease is in flight (for tests: one started ahead runs on another thread).
+	 * Whether a renewal of the key's lease is in flight (for tests: one started ahead may run on another thread).
 	 */
 	boolean renewing(String key) {
 		Lease lease = this.leases.getIfPresent(key);
@@ -281,6 +290,16 @@ public final class LeasedRateLimiter implements RateLimiter, AutoCloseable {
 	@Override
 	public Policy policy() {
 		return this.delegate.policy();
+	}
+
+	/**
+	 * Whether the delegate blocks: a request this limiter decides locally never does, but one it waits or decides
+	 * exactly for calls the delegate.
+	 * @return the delegate's {@link RateLimiter#blocking()}
+	 */
+	@Override
+	public boolean blocking() {
+		return this.delegate.blocking();
 	}
 
 	/**

@@ -23,6 +23,7 @@ import io.github.ratelimit.test.ManualClock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -104,7 +105,7 @@ class LeasedRateLimiterTests {
 		WatchedRateLimiter shared = watched(algorithm, "1000/1h");
 		LeasedRateLimiter limiter = new LeasedRateLimiter(shared, new LeaseSettings(20, true, Duration.ofMinutes(5)));
 		int admitted = Hammer.admitted(1, 32, 50, (instance) -> limiter.tryAcquire("hot", 1).allowed());
-		// a renewal ahead of need, counted when started, may still be on its way on a renewals' thread
+		// a renewal ahead of need, counted when started, may still be on its way (answered on another thread)
 		Await.until(() -> !limiter.renewing("hot"));
 		assertThat(shared.mostInFlightOfOneKey).hasValue(1);
 		assertThat(admitted).isLessThanOrEqualTo(1000);
@@ -306,7 +307,7 @@ class LeasedRateLimiterTests {
 			this.clock.advance(Duration.ofMillis(1));
 		}
 		// the first request is decided exactly (no rate known yet: a lease would take 1), the second measures 1/ms
-		// and takes the whole batch (renewals ahead of need run on a renewals' thread: read once none is in flight)
+		// and takes the whole batch (a renewal ahead of need is answered on another thread: read once none is in flight)
 		Await.until(() -> !limiter.renewing("k"));
 		List<Long> fast = List.copyOf(shared.maximums);
 		assertThat(shared.exactCalls).hasValue(1);
@@ -404,7 +405,7 @@ class LeasedRateLimiterTests {
 
 	/**
 	 * A key whose rate and renewal round trip are known (one permit a millisecond, 2 ms) renews when the permits in
-	 * hand would last less than two round trips (4 permits), on a renewals' thread, so that a steady stream of
+	 * hand would last less than two round trips (4 permits), so that a steady stream of
 	 * requests never finds the lease empty: without it each batch of 10 ends with a request that waits for a renewal.
 	 */
 	@Test
@@ -418,13 +419,45 @@ class LeasedRateLimiterTests {
 			long aheadBefore = counters.renewedAhead.sum();
 			assertThat(limiter.tryFromLease("k", 1)).as("request %d, from the lease in hand", i).isNotNull();
 			if (counters.renewedAhead.sum() > aheadBefore) {
-				// the renewal runs on a renewals' thread; its grant comes before the permits left run out
+				// the renewal is answered on another thread; its grant comes before the permits left run out
 				Await.until(() -> !limiter.renewing("k"));
 			}
 		}
 		assertThat(counters.renewedAhead.sum()).as("renewals ahead").isBetween(3L, 5L);
 		assertThat(shared.leaseCalls.get()).isEqualTo(2 + (int) counters.renewedAhead.sum());
 		assertThat(shared.exactCalls).hasValue(0);
+	}
+
+	/**
+	 * A renewal ahead of need is sent on the thread of the request that started it when the delegate does not block
+	 * (as Lettuce's calls only send), sparing a hand-over to another thread per renewal, and on a renewals' thread
+	 * when it blocks (Jedis), never on the request's, which waits for no I/O; either way the request is answered
+	 * from the lease in hand and the grant comes before the permits run out.
+	 */
+	@ParameterizedTest
+	@ValueSource(booleans = { false, true })
+	void aRenewalAheadIsSentOnTheRequestsThreadUnlessTheDelegateBlocks(boolean blocks) {
+		WatchedRateLimiter shared = watched(Algorithm.TOKEN_BUCKET, "1000/1h");
+		shared.blocks = blocks;
+		LeasedRateLimiter limiter = leased(shared, 10, false);
+		assertThat(limiter.blocking()).isEqualTo(blocks);
+		LeaseCounters counters = (LeaseCounters) limiter.stats();
+		learnRateAndRoundTrip(shared, limiter);
+		int calls = shared.leaseThreads.size();
+		while (counters.renewedAhead.sum() == 0) {
+			this.clock.advance(Duration.ofMillis(1));
+			assertThat(limiter.tryFromLease("k", 1)).isNotNull();
+		}
+		Await.until(() -> !limiter.renewing("k"));
+		assertThat(shared.leaseThreads).hasSize(calls + 1);
+		String thread = shared.leaseThreads.get(calls);
+		if (blocks) {
+			assertThat(thread).startsWith("ratelimit-lease-renewals-");
+		}
+		else {
+			assertThat(thread).isEqualTo(Thread.currentThread().getName());
+		}
+		assertThat(limiter.tryFromLease("k", 1)).as("served from the grant ahead").isNotNull();
 	}
 
 	/**
@@ -446,7 +479,7 @@ class LeasedRateLimiterTests {
 				break;
 			}
 			local++;
-			// a renewal ahead runs on a renewals' thread: its answer is in before the next request
+			// a renewal ahead is answered on another thread: its answer is in before the next request
 			Await.until(() -> !limiter.renewing("k"));
 		}
 		// 9 in hand after the second renewal served its request, and the last 2 granted ahead

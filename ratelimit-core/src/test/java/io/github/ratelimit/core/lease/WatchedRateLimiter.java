@@ -54,6 +54,12 @@ final class WatchedRateLimiter implements RateLimiter {
 	volatile Runnable onLease = () -> {
 	};
 
+	/** Whether this limiter says its calls block the calling thread, as Jedis' do ({@link #blocking()}). */
+	volatile boolean blocks;
+
+	/** The threads lease calls were made on. */
+	final List<String> leaseThreads = new CopyOnWriteArrayList<>();
+
 	/** The threads returns were made on. */
 	final List<String> returnThreads = new CopyOnWriteArrayList<>();
 
@@ -101,8 +107,14 @@ final class WatchedRateLimiter implements RateLimiter {
 	}
 
 	@Override
+	public boolean blocking() {
+		return this.blocks;
+	}
+
+	@Override
 	public CompletionStage<LeaseGrant> tryLeaseAsync(String key, long minimum, long maximum) {
 		this.leaseCalls.incrementAndGet();
+		this.leaseThreads.add(Thread.currentThread().getName());
 		this.maximums.add(maximum);
 		Error error = this.thrown.get();
 		if (error != null) {
