@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every benchmark and writes docs/benchmarks.md and docs/benchmarks-throughput.png (about 26 minutes on 2 CPUs).
+# Runs every benchmark and writes docs/benchmarks.md and docs/benchmarks-throughput.png (about 30 minutes on 2 CPUs).
 #
 # Needs JDK 17 and at least 2 CPUs. Installs with apt-get what is missing: redis-server (Debian's Redis 7, which the
 # benchmark starts itself on a free port, persistence off; Debian's package may also start its own service on port

@@ -732,7 +732,7 @@ final class BenchmarkReport {
 				+ "Redis: the servlet sample (`sample-app`, Spring MVC on Tomcat) as shipped, where Spring Boot observes "
 				+ "every Lettuce command; the same with `--spring.autoconfigure.exclude="
 				+ HttpOverhead.LETTUCE_OBSERVATION + "`; the WebFlux sample (`sample-webflux-app`, Spring WebFlux on "
-				+ "Reactor Netty) as shipped; and the servlet sample as shipped with policy `hello` leased (`"
+				+ "Reactor Netty) as shipped; and both samples as shipped with policy `hello` leased (`"
 				+ String.join(" ", HttpOverhead.leaseArguments()) + "`; the benchmark checks that it has meter `"
 				+ HttpOverhead.LEASE_METER + "` before measuring it). `/api/hello` goes through the rate limit filter "
 				+ "(policy `hello`, key `ip`: every wrk connection is one client, 127.0.0.1, so under leasing one hot "
@@ -740,9 +740,13 @@ final class BenchmarkReport {
 				+ "request's thread and the WebFlux filter continues from when Lettuce completes it; leased: a Redis "
 				+ "call only when the lease in hand runs out); `/api/unlimited` does not. `wrk " + wrkOptions()
 				+ " <url>`, "
-				+ this.settings.httpWarmUps() + " warm-up run(s) of every (app, path), then " + this.settings.runs()
-				+ " rounds of the " + 2 * SampleApp.values().length + " (app, path) pairs in an order that changes "
-				+ "every round. App CPU per request: the sample app process' CPU time (`/proc/<pid>/stat`) over the "
+				+ this.settings.httpWarmUps() + " warm-up run(s) of every (app, path) and "
+				+ HttpOverhead.LEASED_WARM_UP_SECONDS + " s more of each leased app's `/api/hello` (its renewal path, a Redis call per lease of 100 "
+				+ "requests, is otherwise still being compiled by the JIT, whose threads then took several µs per "
+				+ "request), then " + this.settings.runs() + " rounds of the " + 2 * SampleApp.values().length
+				+ " (app, path) pairs: app by app, in an order that rotates every round, each app's two paths one "
+				+ "right after the other (its limited path first in even rounds, last in odd ones), so that the "
+				+ "ratio of an app's two paths compares adjacent runs. App CPU per request: the sample app process' CPU time (`/proc/<pid>/stat`) over the "
 				+ "run, per request. Redis script calls per request: EVALSHA and EVAL counted by Redis (`INFO "
 				+ "commandstats`) over the run, from any client (the unlimited path's calls are the apps' background "
 				+ "work, such as polling for overrides), per request wrk completed.");

@@ -323,6 +323,28 @@ class BenchmarksSmokeTests {
 		assertThat(Spread.of(3.0, 1.0, 2.0)).isEqualTo(new Spread(2.0, 1.0, 3.0, 3));
 	}
 
+	/**
+	 * Every round runs each (app, path) pair once, an app's two paths one right after the other (the ratio of its
+	 * paths compares adjacent runs), which goes first alternating from round to round and the apps' order rotating.
+	 */
+	@Test
+	void httpRoundsRunEachAppsTwoPathsBackToBack() {
+		int apps = HttpOverhead.SampleApp.values().length;
+		for (int round = 0; round < 2 * apps; round++) {
+			List<HttpOverhead.Variant> order = HttpOverhead.order(round);
+			assertThat(order).hasSize(2 * apps).doesNotHaveDuplicates();
+			for (int pair = 0; pair < apps; pair++) {
+				HttpOverhead.Variant first = order.get(2 * pair);
+				HttpOverhead.Variant second = order.get(2 * pair + 1);
+				assertThat(second.app()).isEqualTo(first.app());
+				assertThat(first.limited()).as("round %d: the limited path first in even rounds", round)
+					.isEqualTo(round % 2 == 0);
+				assertThat(second.limited()).isNotEqualTo(first.limited());
+			}
+			assertThat(order.get(0).app()).isEqualTo(HttpOverhead.SampleApp.values()[round % apps]);
+		}
+	}
+
 	@Test
 	void theRedisServerRunsPinnedWithoutPersistence() {
 		CpuPinning pinning = new CpuPinning("1", "0");
