@@ -130,13 +130,17 @@ class LeasedPolicyAutoConfigurationTests {
 				long hits = (long) registry.get(RateLimitMetrics.LEASE_HITS).tag("policy", "hello").functionCounter()
 					.count();
 				assertThat(hits).isBetween(22L, 24L);
+				long waits = (long) registry.get(RateLimitMetrics.LEASE_WAITS).tag("policy", "hello").functionCounter()
+					.count();
+				assertThat(hits + waits).as("every request either a lease hit or waited for a renewal").isEqualTo(25);
 				assertThat(registry.get(RateLimitMetrics.LEASE_HELD).tag("policy", "hello").gauge().value())
 					.isEqualTo(10 * renewals - 25);
 				assertThat(registry.get(RateLimitMetrics.LEASE_KEYS).tag("policy", "hello").gauge().value()).isEqualTo(1);
 				LeaseReport lease = context.getBean(RateLimitsEndpoint.class).rateLimits().policies().get("hello")
 					.lease();
 				assertThat(lease).isEqualTo(
-						new LeaseReport(10, false, "PT1H", renewals, 10 * renewals, 0, 0, hits, 1, 10 * renewals - 25));
+						new LeaseReport(10, false, "PT1H", renewals, 10 * renewals, 0, 0, hits, waits, 1,
+								10 * renewals - 25));
 				assertThat(context.getBean(RateLimitsEndpoint.class).rateLimits().policies().get("exact").lease())
 					.isNull();
 			});

@@ -104,8 +104,9 @@ class DocumentationTests {
 	 */
 	static final Set<String> NOT_PROPERTIES = Set.of("ratelimit.requests", "ratelimit.latency", "ratelimit.timeouts",
 			"ratelimit.late.refusals", "ratelimit.lease.renewals", "ratelimit.lease.permits", "ratelimit.lease.hits",
-			"ratelimit.lease.held", "ratelimit.lease.keys", "ratelimit.lease.*", "ratelimit.decision",
-			"ratelimit.decision.active", "ratelimit.wait", "ratelimit.waiters", "ratelimit.wait.abandoned");
+			"ratelimit.lease.waits", "ratelimit.lease.held", "ratelimit.lease.keys", "ratelimit.lease.*",
+			"ratelimit.decision", "ratelimit.decision.active", "ratelimit.wait", "ratelimit.waiters",
+			"ratelimit.wait.abandoned");
 
 	private static final String METERS = "ratelimit-spring/src/main/java/io/github/ratelimit/spring/metrics/"
 			+ "RateLimitMetrics.java";

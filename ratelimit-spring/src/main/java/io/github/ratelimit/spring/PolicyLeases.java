@@ -185,6 +185,7 @@ public class PolicyLeases implements SmartLifecycle, AutoCloseable {
 						add("returned", stats.permitsReturned());
 						add("expired", stats.permitsExpired());
 						add("hits", stats.leaseHits());
+						add("waited", stats.waitedForRenewal());
 						add("exact", stats.decidedExactly());
 						add("exactAdmitted", stats.permitsAdmittedExactly());
 					}
@@ -231,6 +232,11 @@ public class PolicyLeases implements SmartLifecycle, AutoCloseable {
 		@Override
 		public long leaseHits() {
 			return total("hits", LeaseStats::leaseHits);
+		}
+
+		@Override
+		public long waitedForRenewal() {
+			return total("waited", LeaseStats::waitedForRenewal);
 		}
 
 		@Override

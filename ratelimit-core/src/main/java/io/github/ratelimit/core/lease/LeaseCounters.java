@@ -18,6 +18,8 @@ final class LeaseCounters implements LeaseStats {
 
 	final LongAdder local = new LongAdder();
 
+	final LongAdder waited = new LongAdder();
+
 	/** Decisions of a leased key made exactly by the delegate: too cold for a lease to pay, or its lease retired. */
 	final LongAdder exact = new LongAdder();
 
@@ -56,6 +58,11 @@ final class LeaseCounters implements LeaseStats {
 	}
 
 	@Override
+	public long waitedForRenewal() {
+		return this.waited.sum();
+	}
+
+	@Override
 	public long decidedExactly() {
 		return this.exact.sum();
 	}
@@ -78,7 +85,7 @@ final class LeaseCounters implements LeaseStats {
 	@Override
 	public String toString() {
 		return "renewals=" + renewals() + ", leased=" + permitsLeased() + ", returned=" + permitsReturned()
-				+ ", expired=" + permitsExpired() + ", hits=" + leaseHits() + ", exact=" + decidedExactly() + ", held=" + permitsHeld();
+				+ ", expired=" + permitsExpired() + ", hits=" + leaseHits() + ", waited=" + waitedForRenewal() + ", exact=" + decidedExactly() + ", held=" + permitsHeld();
 	}
 
 }

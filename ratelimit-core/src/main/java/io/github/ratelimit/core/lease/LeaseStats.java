@@ -22,6 +22,13 @@ public interface LeaseStats {
 	long leaseHits();
 
 	/**
+	 * @return requests that the lease in hand did not cover and that waited for a renewal (served from its grant,
+	 * refused by it, or decided exactly after waiting three): one client faster than a batch per round trip on this
+	 * instance, or a renewal ahead of need that came too late
+	 */
+	long waitedForRenewal();
+
+	/**
 	 * @return requests decided exactly by the shared state, one call each, allowed or not: a key too cold for a lease
 	 * to pay (an adaptive lease would cover that request only), a request that waited three renewals, or one whose
 	 * lease was just retired

@@ -358,6 +358,7 @@ public final class LeasedRateLimiter implements RateLimiter, AutoCloseable {
 			// retired, or a key too cold for a lease to pay (it would cover this request only)
 			return decideExactly(key, permits);
 		}
+		this.counters.waited.increment();
 		if (maximum > 0) {
 			renew(key, lease, renewal(permits, maximum, now));
 		}

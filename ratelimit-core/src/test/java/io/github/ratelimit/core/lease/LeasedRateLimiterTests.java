@@ -66,6 +66,8 @@ class LeasedRateLimiterTests {
 		assertThat(shared.leaseCalls).hasValue(1);
 		assertThat(shared.exactCalls).hasValue(0);
 		assertThat(limiter.stats().leaseHits()).isEqualTo(9);
+		assertThat(limiter.stats().waitedForRenewal()).as("the first request, which waited for the first lease")
+			.isEqualTo(1);
 		assertThat(limiter.stats().permitsLeased()).isEqualTo(10);
 		assertThat(shared.peek("k").remaining()).isEqualTo(90);
 	}

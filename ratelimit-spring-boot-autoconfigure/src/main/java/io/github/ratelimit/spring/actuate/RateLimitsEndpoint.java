@@ -451,11 +451,13 @@ public class RateLimitsEndpoint {
 	 * @param permitsReturned unused permits given back to the backend
 	 * @param permitsExpired permits that expired unused
 	 * @param leaseHits requests decided from a lease in hand, without a backend call
+	 * @param waitedForRenewal requests that the lease in hand did not cover and that waited for a renewal
 	 * @param leasesHeld clients with a lease in hand now
 	 * @param permitsHeld unused permits in the leases in hand now
 	 */
 	public record LeaseReport(long batch, boolean adaptive, String maxAge, long renewals, long permitsLeased,
-			long permitsReturned, long permitsExpired, long leaseHits, long leasesHeld, long permitsHeld) {
+			long permitsReturned, long permitsExpired, long leaseHits, long waitedForRenewal, long leasesHeld,
+			long permitsHeld) {
 
 		static @Nullable LeaseReport of(PolicyPlan plan, @Nullable LeaseStats stats) {
 			if (!(plan.limiter() instanceof LeasedRateLimiter leased)) {
@@ -465,7 +467,7 @@ public class RateLimitsEndpoint {
 			LeaseStats totals = (stats != null) ? stats : leased.stats();
 			return new LeaseReport(settings.batch(), settings.adaptive(), settings.maxAge().toString(),
 					totals.renewals(), totals.permitsLeased(), totals.permitsReturned(), totals.permitsExpired(),
-					totals.leaseHits(), totals.leasesHeld(), totals.permitsHeld());
+					totals.leaseHits(), totals.waitedForRenewal(), totals.leasesHeld(), totals.permitsHeld());
 		}
 
 	}

@@ -39,6 +39,9 @@ final class LeaseMeters {
 				"expired");
 		counter(registry, lease, RateLimitMetrics.LEASE_HITS,
 				"Requests decided from a lease in hand, without a backend call", PolicyLease::leaseHits, null);
+		counter(registry, lease, RateLimitMetrics.LEASE_WAITS,
+				"Requests that the lease in hand did not cover and that waited for a renewal", PolicyLease::waitedForRenewal,
+				null);
 		Gauge.builder(RateLimitMetrics.LEASE_HELD, lease, PolicyLease::permitsHeld)
 			.description("Unused permits in the leases this instance holds")
 			.tag("policy", lease.policy())

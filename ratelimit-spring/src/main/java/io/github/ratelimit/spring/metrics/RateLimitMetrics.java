@@ -29,7 +29,7 @@ import org.jspecify.annotations.Nullable;
  * {@value #WAIT_ABANDONED} of permits granted to requests that had given up, both tagged {@code policy}; for leased policies, the meters of
  * their leases, read from their statistics when the registry is read (no cost on the decision path): counters
  * {@value #LEASE_RENEWALS}, {@value #LEASE_PERMITS} (tagged {@code state} {@code leased}, {@code returned} or
- * {@code expired}) and {@value #LEASE_HITS}, gauges {@value #LEASE_HELD} and {@value #LEASE_KEYS}, all tagged
+ * {@code expired}), {@value #LEASE_HITS} and {@value #LEASE_WAITS}, gauges {@value #LEASE_HELD} and {@value #LEASE_KEYS}, all tagged
  * {@code policy}; a policy leased later (by a configuration refresh) gets its meters then. Never tagged by client, so
  * the number of series stays bounded by the number of policies.
  */
@@ -58,6 +58,13 @@ public class RateLimitMetrics implements RateLimitRecorder {
 
 	/** The counter of requests decided from a lease in hand, without a backend call, by policy. */
 	public static final String LEASE_HITS = "ratelimit.lease.hits";
+
+	/**
+	 * The counter of requests that the lease in hand did not cover and that waited for a renewal, by policy: a client
+	 * faster than a batch per round trip on this instance (a larger batch lifts it), or a renewal ahead of need that
+	 * came too late.
+	 */
+	public static final String LEASE_WAITS = "ratelimit.lease.waits";
 
 	/** The gauge of unused permits in the leases in hand, by policy. */
 	public static final String LEASE_HELD = "ratelimit.lease.held";
