@@ -16,6 +16,7 @@ import io.github.ratelimit.core.Policy;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.lease.LeaseSettings;
 import io.github.ratelimit.core.lease.LeasedRateLimiter;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Decisions per second and Redis calls per decision of leased permits ({@link LeasedRateLimiter} over our Redis
@@ -34,8 +35,15 @@ final class LeaseDecisions {
 	 */
 	static final String LIMIT = "1000000000/100d";
 
-	/** How the leased limiters lease. */
+	/** How the leased limiters lease (and the HTTP cell's leased apps). */
 	static final LeaseSettings LEASE = new LeaseSettings(100, true, Duration.ofSeconds(1));
+
+	/**
+	 * How the large-batch limiters lease: a batch that one hot key's 64 threads on one CPU do not use up within a
+	 * renewal's round trip, so that what their decisions cost is the take from the lease in hand, not waiting for the
+	 * next grant (a key's rate on an instance is bounded by about a batch per round trip).
+	 */
+	static final LeaseSettings LARGE_LEASE = new LeaseSettings(10_000, true, Duration.ofSeconds(1));
 
 	private LeaseDecisions() {
 	}
@@ -56,12 +64,14 @@ final class LeaseDecisions {
 		Map<Cell, Contender> contenders = new LinkedHashMap<>();
 		try (OurBackend ours = new OurBackend(server)) {
 			for (Algorithm algorithm : ALGORITHMS) {
-				RateLimiter exact = ours.backend().create(Policy.of("exact", algorithm, LIMIT));
-				RateLimiter shared = ours.backend().create(Policy.of("leased", algorithm, LIMIT));
-				for (Keys keys : Keys.values()) {
-					contenders.put(new Cell(algorithm, keys, Mode.EXACT, 0), new Admitted(exact, keys));
-					contenders.put(new Cell(algorithm, keys, Mode.LEASED, 0),
-							new Admitted(new LeasedRateLimiter(shared, LEASE), keys));
+				for (Mode mode : Mode.values()) {
+					RateLimiter shared = ours.backend().create(Policy.of(mode.name().toLowerCase(Locale.ROOT),
+							algorithm, LIMIT));
+					LeaseSettings lease = mode.lease();
+					for (Keys keys : Keys.values()) {
+						contenders.put(new Cell(algorithm, keys, mode, 0), new Admitted(
+								(lease != null) ? new LeasedRateLimiter(shared, lease) : shared, keys));
+					}
 				}
 			}
 			// one decision each, even unprimed: a contender that cannot decide fails here, and the first lease's class
@@ -124,19 +134,33 @@ final class LeaseDecisions {
 	enum Mode {
 
 		/** One script call per decision. */
-		EXACT("exact"),
+		EXACT("exact", null),
 
 		/** From leases of {@link LeaseDecisions#LEASE}. */
-		LEASED("leased");
+		LEASED("leased", LEASE),
+
+		/** From leases of {@link LeaseDecisions#LARGE_LEASE}. */
+		LEASED_LARGE(String.format(Locale.ROOT, "leased, batch %,d", LARGE_LEASE.batch()), LARGE_LEASE);
 
 		private final String label;
 
-		Mode(String label) {
+		private final @Nullable LeaseSettings lease;
+
+		Mode(String label, @Nullable LeaseSettings lease) {
 			this.label = label;
+			this.lease = lease;
 		}
 
 		String label() {
 			return this.label;
+		}
+
+		/**
+		 * How this mode leases.
+		 * @return the lease settings, {@code null} when exact
+		 */
+		@Nullable LeaseSettings lease() {
+			return this.lease;
 		}
 
 	}
@@ -196,7 +220,8 @@ final class LeaseDecisions {
 
 		@Override
 		public String toString() {
-			return ((this.limiter instanceof LeasedRateLimiter) ? Mode.LEASED : Mode.EXACT).label() + ", "
+			return ((this.limiter instanceof LeasedRateLimiter leased)
+					? "leased, batch " + leased.settings().batch() : Mode.EXACT.label()) + ", "
 					+ this.limiter.policy().algorithm().id() + ", " + this.keys.label();
 		}
 

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 
 import io.github.ratelimit.benchmarks.DecisionBenchmark.Kind;
 import io.github.ratelimit.core.Algorithm;
@@ -232,14 +233,18 @@ final class MissNotes {
 				+ " more), with " + String.format(Locale.ROOT, "%.4f", calls) + " Redis script calls per request.";
 	}
 
-	String leaseThreads(Algorithm algorithm, double oneCpu, double manyCpu, int threads, double target) {
-		return "**Leased hot key, " + algorithm.id() + ": client CPU per decision " + micros(manyCpu) + " at " + threads
-				+ " threads against " + micros(oneCpu) + " at 1 thread, " + Spread.ratio(manyCpu / oneCpu)
-				+ " (target at most " + Spread.ratio(target) + ").** One renewal is in flight per key on an instance, so "
-				+ "it serves at most a batch (" + LeaseDecisions.LEASE.batch() + ") of the key's permits per round trip: "
-				+ "the threads, sharing the client's CPU, run out of a batch within about one round trip and each parks "
-				+ "until the next grant and is woken, once per round, which one thread almost never pays (the take itself "
-				+ "is one compare-and-set). A larger batch lifts it, and raises the leasing bounds with it "
+	String leaseThreads(LeaseDecisions.Mode mode, Algorithm algorithm, double oneCpu, double manyCpu, int threads,
+			double target) {
+		long batch = Objects.requireNonNull(mode.lease(), "a leased mode").batch();
+		return "**Leased hot key (batch " + String.format(Locale.ROOT, "%,d", batch) + "), " + algorithm.id()
+				+ ": client CPU per decision " + micros(manyCpu) + " at " + threads + " threads against "
+				+ micros(oneCpu) + " at 1 thread, " + Spread.ratio(manyCpu / oneCpu) + " (target at most "
+				+ Spread.ratio(target) + ").** One renewal is in flight per key on an instance, so it serves at most a "
+				+ "batch of the key's permits per round trip: the threads, sharing the client's CPU, run out of a batch "
+				+ "within about one round trip and each parks until the next grant and is woken, once per round, which "
+				+ "one thread almost never pays (the take itself is one compare-and-set). A larger batch lifts it (the "
+				+ "rows of batch " + String.format(Locale.ROOT, "%,d", LeaseDecisions.LARGE_LEASE.batch())
+				+ " measure the take with the bound lifted), and raises the leasing bounds with it "
 				+ "([leasing.md](leasing.md#when-not-to)).";
 	}
 
