@@ -756,10 +756,12 @@ final class BenchmarkReport {
 				+ this.settings.httpWarmUps() + " warm-up run(s) of every (app, path) and "
 				+ HttpOverhead.LEASED_WARM_UP_SECONDS + " s more of each leased app's `/api/hello` (its renewal path, a Redis call per lease of 100 "
 				+ "requests, is otherwise still being compiled by the JIT, whose threads then took several µs per "
-				+ "request), then " + this.settings.runs() + " rounds of the " + 2 * SampleApp.values().length
-				+ " (app, path) pairs: app by app, in an order that rotates every round, each app's two paths one "
-				+ "right after the other (its limited path first in even rounds, last in odd ones), so that the "
-				+ "ratio of an app's two paths compares adjacent runs. App CPU per request: the sample app process' CPU time (`/proc/<pid>/stat`) over the "
+				+ "request), then " + this.settings.runs() + " rounds: app by app, in an order that rotates every "
+				+ "round, each app's runs one right after the other, first one not measured (an app's first seconds "
+				+ "after another app ran are measurably slower), then its two paths as A, B, B, A (A the limited path "
+				+ "in even rounds, the unlimited one in odd ones), so that the ratio of an app's two paths, each the "
+				+ "mean of its two runs in the round, compares adjacent runs and a drift during them weighs on both "
+				+ "alike; the table's medians are over every measured run. App CPU per request: the sample app process' CPU time (`/proc/<pid>/stat`) over the "
 				+ "run, per request. Redis script calls per request: EVALSHA and EVAL counted by Redis (`INFO "
 				+ "commandstats`) over the run, from any client (the unlimited path's calls are the apps' background "
 				+ "work, such as polling for overrides), per request wrk completed.");

@@ -134,8 +134,8 @@ final class HttpOverhead {
 			}
 			List<Variant> variants = new ArrayList<>();
 			for (SampleApp app : SampleApp.values()) {
-				variants.add(new Variant(app, false));
-				variants.add(new Variant(app, true));
+				variants.add(new Variant(app, false, false));
+				variants.add(new Variant(app, true, false));
 			}
 			this.log.accept("HTTP: warming the sample apps up");
 			for (int warmUp = 0; warmUp < warmUps; warmUp++) {
@@ -160,8 +160,11 @@ final class HttpOverhead {
 			for (int round = 0; round < rounds; round++) {
 				for (Variant variant : order(round)) {
 					this.log.accept("HTTP round " + (round + 1) + "/" + rounds + ": " + variant.app().label() + ", "
-							+ path(variant.limited()));
-					runs.add(wrk(bases.get(variant.app()), apps.get(variant.app()), variant, round, admin));
+							+ path(variant.limited()) + (variant.measured() ? "" : " (settling, not measured)"));
+					Run run = wrk(bases.get(variant.app()), apps.get(variant.app()), variant, round, admin);
+					if (variant.measured()) {
+						runs.add(run);
+					}
 				}
 			}
 			return new Result(runs, meters);
@@ -172,19 +175,25 @@ final class HttpOverhead {
 	}
 
 	/**
-	 * The (app, path) pairs of a round, in the order run: app by app, in an order that rotates from round to round,
-	 * each app's two paths one right after the other (so that the ratio of one app's paths compares two runs as close
-	 * in time as can be, on a machine whose speed drifts), its limited path first in even rounds and last in odd ones.
+	 * The runs of a round, in the order run: app by app, in an order that rotates from round to round, each app's
+	 * runs one right after the other: first a run not measured, which takes the hit of switching from the app before
+	 * (its first seconds run measurably slower than the next), then its two paths as A, B, B, A (so that the ratio of
+	 * one app's paths compares runs as close in time as can be, and a speed that drifts during them weighs on both
+	 * paths alike), path A the limited one in even rounds and the unlimited one in odd ones.
 	 * @param round the round, from 0
-	 * @return the pairs
+	 * @return the runs
 	 */
 	static List<Variant> order(int round) {
 		List<SampleApp> apps = new ArrayList<>(List.of(SampleApp.values()));
 		Collections.rotate(apps, -round);
+		boolean limitedFirst = round % 2 == 0;
 		List<Variant> order = new ArrayList<>();
 		for (SampleApp app : apps) {
-			order.add(new Variant(app, round % 2 == 0));
-			order.add(new Variant(app, round % 2 != 0));
+			order.add(new Variant(app, limitedFirst, false));
+			order.add(new Variant(app, limitedFirst, true));
+			order.add(new Variant(app, !limitedFirst, true));
+			order.add(new Variant(app, !limitedFirst, true));
+			order.add(new Variant(app, limitedFirst, true));
 		}
 		return order;
 	}
@@ -323,8 +332,9 @@ final class HttpOverhead {
 	 *
 	 * @param app the app
 	 * @param limited whether the path is the limited one
+	 * @param measured whether the run is measured (else it settles the app after the one before)
 	 */
-	record Variant(SampleApp app, boolean limited) {
+	record Variant(SampleApp app, boolean limited, boolean measured) {
 
 	}
 
@@ -377,8 +387,8 @@ final class HttpOverhead {
 		Spread cpuLimitedOverUnlimited(SampleApp app) {
 			List<Double> ratios = new ArrayList<>();
 			for (int round : rounds()) {
-				ratios.add(run(round, app, true).wrk().appCpuMicrosPerRequest()
-						/ run(round, app, false).wrk().appCpuMicrosPerRequest());
+				ratios.add(mean(round, app, true, WrkRun::appCpuMicrosPerRequest)
+						/ mean(round, app, false, WrkRun::appCpuMicrosPerRequest));
 			}
 			return Spread.of(ratios);
 		}
@@ -397,8 +407,8 @@ final class HttpOverhead {
 		private Spread ratio(SampleApp app, boolean limited, SampleApp otherApp, boolean otherLimited) {
 			List<Double> ratios = new ArrayList<>();
 			for (int round : rounds()) {
-				ratios.add(run(round, app, limited).wrk().requestsPerSecond()
-						/ run(round, otherApp, otherLimited).wrk().requestsPerSecond());
+				ratios.add(mean(round, app, limited, WrkRun::requestsPerSecond)
+						/ mean(round, otherApp, otherLimited, WrkRun::requestsPerSecond));
 			}
 			return Spread.of(ratios);
 		}
@@ -407,10 +417,14 @@ final class HttpOverhead {
 			return this.runs.stream().map(Run::round).distinct().sorted().toList();
 		}
 
-		private Run run(int round, SampleApp app, boolean limited) {
+		/**
+		 * The mean of a value over one round's runs of an (app, path): two, A, B, B, A.
+		 */
+		private double mean(int round, SampleApp app, boolean limited, ToDoubleFunction<WrkRun> value) {
 			return this.runs.stream()
 				.filter((run) -> run.round() == round && run.app() == app && run.limited() == limited)
-				.findFirst()
+				.mapToDouble((run) -> value.applyAsDouble(run.wrk()))
+				.average()
 				.orElseThrow();
 		}
 

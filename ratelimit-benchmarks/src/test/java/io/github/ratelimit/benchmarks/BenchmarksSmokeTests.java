@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 
 import io.github.ratelimit.benchmarks.DecisionBenchmark.Kind;
@@ -328,23 +329,32 @@ class BenchmarksSmokeTests {
 	}
 
 	/**
-	 * Every round runs each (app, path) pair once, an app's two paths one right after the other (the ratio of its
-	 * paths compares adjacent runs), which goes first alternating from round to round and the apps' order rotating.
+	 * Every round runs each app once, its runs one right after the other: a settling run not measured, then its two
+	 * paths as A, B, B, A (the ratio of its paths compares adjacent runs, a drift weighing on both alike), which path
+	 * is A alternating from round to round and the apps' order rotating.
 	 */
 	@Test
-	void httpRoundsRunEachAppsTwoPathsBackToBack() {
+	void httpRoundsRunEachAppsPathsBackToBackAfterASettlingRun() {
 		int apps = HttpOverhead.SampleApp.values().length;
 		for (int round = 0; round < 2 * apps; round++) {
 			List<HttpOverhead.Variant> order = HttpOverhead.order(round);
-			assertThat(order).hasSize(2 * apps).doesNotHaveDuplicates();
-			for (int pair = 0; pair < apps; pair++) {
-				HttpOverhead.Variant first = order.get(2 * pair);
-				HttpOverhead.Variant second = order.get(2 * pair + 1);
-				assertThat(second.app()).isEqualTo(first.app());
-				assertThat(first.limited()).as("round %d: the limited path first in even rounds", round)
-					.isEqualTo(round % 2 == 0);
-				assertThat(second.limited()).isNotEqualTo(first.limited());
+			assertThat(order).hasSize(5 * apps);
+			for (int app = 0; app < apps; app++) {
+				List<HttpOverhead.Variant> runs = order.subList(5 * app, 5 * app + 5);
+				assertThat(runs).extracting(HttpOverhead.Variant::app).containsOnly(runs.get(0).app());
+				assertThat(runs).extracting(HttpOverhead.Variant::measured)
+					.as("round %d: a settling run, then four measured", round)
+					.containsExactly(false, true, true, true, true);
+				boolean a = round % 2 == 0;
+				assertThat(runs).extracting(HttpOverhead.Variant::limited)
+					.as("round %d: A, B, B, A, A the limited path in even rounds", round)
+					.containsExactly(a, a, !a, !a, a);
 			}
+			List<HttpOverhead.SampleApp> blocks = new ArrayList<>();
+			for (int app = 0; app < apps; app++) {
+				blocks.add(order.get(5 * app).app());
+			}
+			assertThat(blocks).as("every app once per round").containsExactlyInAnyOrder(HttpOverhead.SampleApp.values());
 			assertThat(order.get(0).app()).isEqualTo(HttpOverhead.SampleApp.values()[round % apps]);
 		}
 	}
